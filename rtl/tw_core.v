@@ -1,0 +1,339 @@
+`default_nettype none
+// tw_core: the tickwheel timer coprocessor (Varghese & Lauck, Appendix A).
+//
+// The chip holds one busy bit per wheel slot and a tick counter; level k's
+// slot pointer is bits [(k+1)b-1 : kb] of the counter, so a wrap of level k-1
+// is a carry into level k. Level k visits its slot on every tick whose low kb
+// bits are zero. A visit of a busy slot queues an event; the host keeps every
+// timer queue in its own memory and only tells the chip which slots are busy.
+//
+// Timing contract (mirrored cycle for cycle by host/tw_model.c):
+//  * a bus access is one cycle with cyc&stb&!ack; its effects and read data
+//    are registered at that clock edge and ack follows in the next cycle;
+//  * in each cycle the counter steps at most once (now_next = now + step) and
+//    every visit and every command of that cycle is judged against now_next;
+//  * all events of one cycle share one FIFO entry {tick, visit mask, late arm},
+//    which the EVT registers hand out one (level, slot, tick) at a time.
+module tw_core #(
+    parameter integer LEVELS    = 4,   // m: 1..4
+    parameter integer SLOT_BITS = 8,   // b: 2..12, each level has 2^b slots
+    parameter integer FIFO_LOG2 = 4    // event FIFO holds 2^FIFO_LOG2 entries
+) (
+    input  wire        i_clk,
+    input  wire        i_rst,          // synchronous, active high
+    // Wishbone B4 classic slave, 32-bit port, word addresses, no byte select
+    input  wire        i_wb_cyc,
+    input  wire        i_wb_stb,
+    input  wire        i_wb_we,
+    input  wire [5:0]  i_wb_adr,
+    input  wire [31:0] i_wb_dat,
+    output reg         o_wb_ack,
+    output wire        o_wb_stall,
+    output reg  [31:0] o_wb_dat,
+    // external tick source: one tick per rising edge (asynchronous input)
+    input  wire        i_ext_tick,
+    output wire        o_irq
+);
+`include "tw_regs.vh"
+
+    localparam integer TICK_BITS = 48;
+    localparam integer SLOTS     = 1 << SLOT_BITS;
+    localparam integer LVL_W     = 2;
+    localparam integer ENTRY_W   = TICK_BITS + LEVELS + 1 + LVL_W + SLOT_BITS;
+    localparam [LEVELS-1:0] ONE_LEVEL = 1;
+
+    localparam [1:0] SRC_HOST = 2'd0, SRC_INT = 2'd1, SRC_EXT = 2'd2;
+    localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
+
+    // The arm comparison is modular over TICK_BITS, so every visit the host
+    // names must lie within 2^(TICK_BITS-1) ticks of now: one top-level
+    // revolution (2^(m*b)) must be far shorter than that.
+    initial begin
+        if (LEVELS < 1 || LEVELS > 4 || SLOT_BITS < 2 || SLOT_BITS > 12
+                || LEVELS * SLOT_BITS > 44 || FIFO_LOG2 < 1 || FIFO_LOG2 > 12) begin
+            $display("tw_core: unsupported geometry LEVELS=%0d SLOT_BITS=%0d FIFO_LOG2=%0d",
+                     LEVELS, SLOT_BITS, FIFO_LOG2);
+            $finish;
+        end
+    end
+
+    // ------------------------------------------------------------------ state
+    reg [TICK_BITS-1:0] now_q;
+    reg [SLOTS-1:0]     busy_q [0:LEVELS-1];
+    reg [1:0]           ctrl_src_q;
+    reg                 ctrl_irq_en_q, ctrl_vhold_q;
+    reg [31:0]          prescale_q, presc_cnt_q;
+    reg [31:0]          adv_rem_q;
+    reg [31:0]          arm_lo_q;
+    reg [15:0]          arm_hi_q;
+    reg [15:0]          now_hi_snap_q;
+    reg                 overflow_q, hold_q, cmd_err_q;
+    reg [LEVELS-1:0]    consumed_mask_q;   // events of the head entry already read
+    reg                 consumed_late_q;
+    reg [2:0]           ext_sync_q;        // two synchroniser flops + edge history
+    reg [31:0]          cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
+
+    // ------------------------------------------------------------- bus decode
+    wire acc = i_wb_cyc && i_wb_stb && !o_wb_ack;
+    wire wr  = acc && i_wb_we;
+    wire rd  = acc && !i_wb_we;
+    assign o_wb_stall = 1'b0;
+
+    // ------------------------------------------------------------ tick source
+    wire presc_pulse = ctrl_src_q == SRC_INT && presc_cnt_q == 0;
+    wire ext_rise    = ctrl_src_q == SRC_EXT && ext_sync_q[1] && !ext_sync_q[2];
+
+    wire fifo_full, fifo_empty, push_ok;
+    wire [FIFO_LOG2:0] fifo_count;
+    // Virtual time waits for the host: it never overruns the FIFO.
+    wire adv_step = ctrl_src_q == SRC_HOST && adv_rem_q != 0 && !hold_q && !fifo_full;
+    wire step     = presc_pulse || ext_rise || adv_step;
+    wire [TICK_BITS-1:0] now_next = now_q + {{(TICK_BITS-1){1'b0}}, step};
+
+    // ----------------------------------------------------------------- visits
+    reg [LEVELS-1:0]    visit, hit;
+    reg [SLOT_BITS-1:0] vslot [0:LEVELS-1];
+    integer k;
+    always @(*) begin
+        for (k = 0; k < LEVELS; k = k + 1) begin
+            vslot[k] = now_next[k*SLOT_BITS +: SLOT_BITS];
+            visit[k] = step && (k == 0 || (now_next & ((48'd1 << (k*SLOT_BITS)) - 48'd1)) == 48'd0);
+            hit[k]   = visit[k] && busy_q[k][vslot[k]];
+        end
+    end
+
+    // --------------------------------------------------------------- commands
+    wire        cmd_wr    = wr && i_wb_adr == TW_REG_CMD;
+    wire [3:0]  cmd_op    = i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH];
+    wire [3:0]  cmd_level = i_wb_dat[TW_CMD_LEVEL_LSB +: TW_CMD_LEVEL_WIDTH];
+    wire [15:0] cmd_slot  = i_wb_dat[TW_CMD_SLOT_LSB +: TW_CMD_SLOT_WIDTH];
+    wire cmd_target_ok = {28'd0, cmd_level} < LEVELS && {16'd0, cmd_slot} < SLOTS;
+    wire cmd_set       = cmd_wr && cmd_op == OP_SET && cmd_target_ok;
+    wire cmd_clear     = cmd_wr && cmd_op == OP_CLEAR && cmd_target_ok;
+    wire cmd_clear_all = cmd_wr && cmd_op == OP_CLEAR_ALL;
+    wire cmd_bad       = cmd_wr && !(cmd_set || cmd_clear || cmd_clear_all);
+    wire [LVL_W-1:0]     cmd_lvl  = cmd_level[LVL_W-1:0];
+    wire [SLOT_BITS-1:0] cmd_sl   = cmd_slot[SLOT_BITS-1:0];
+
+    // Race-free arming: the SET names the visit tick the host means. If the
+    // counter has reached it, the visit is over and the slot is reported now.
+    wire [TICK_BITS-1:0] arm_tick  = {arm_hi_q, arm_lo_q};
+    wire [TICK_BITS-1:0] arm_ahead = arm_tick - now_next;
+    wire arm_passed = arm_ahead == 0 || arm_ahead[TICK_BITS-1];
+    // A visit of this very slot in this cycle already reports it once.
+    reg  arm_seen;
+    always @(*) begin
+        arm_seen = 1'b0;
+        for (k = 0; k < LEVELS; k = k + 1)
+            if (cmd_lvl == k[LVL_W-1:0] && hit[k] && vslot[k] == cmd_sl)
+                arm_seen = 1'b1;
+    end
+    wire late       = cmd_set && arm_passed && !arm_seen;
+
+    // ------------------------------------------------------------- event FIFO
+    wire [ENTRY_W-1:0] head;
+    wire               pop_evt = rd && i_wb_adr == TW_REG_EVT_TICK && !fifo_empty;
+    wire               push    = (|hit) || late;
+    wire [ENTRY_W-1:0] entry   = {now_next, hit, late, cmd_lvl, cmd_sl};
+
+    wire [TICK_BITS-1:0] h_tick  = head[ENTRY_W-1 -: TICK_BITS];
+    wire [LEVELS-1:0]    h_mask  = head[1+LVL_W+SLOT_BITS +: LEVELS];
+    wire                 h_late  = head[LVL_W+SLOT_BITS];
+    wire [LVL_W-1:0]     h_level = head[SLOT_BITS +: LVL_W];
+    wire [SLOT_BITS-1:0] h_slot  = head[0 +: SLOT_BITS];
+
+    // The head entry's events are read late arm first, then levels upward.
+    wire              rem_late = h_late && !consumed_late_q;
+    wire [LEVELS-1:0] rem_mask = h_mask & ~consumed_mask_q;
+    reg  [LVL_W-1:0]  vis_level;
+    reg  [LEVELS-1:0] vis_bit;
+    always @(*) begin
+        vis_level = 0;
+        vis_bit   = 0;
+        for (k = LEVELS - 1; k >= 0; k = k - 1)
+            if (rem_mask[k]) begin
+                vis_level = k[LVL_W-1:0];
+                vis_bit   = ONE_LEVEL << k;
+            end
+    end
+    wire [LVL_W-1:0]     ev_level = rem_late ? h_level : vis_level;
+    wire [SLOT_BITS-1:0] ev_slot  = rem_late ? h_slot
+                                             : h_tick[vis_level*SLOT_BITS +: SLOT_BITS];
+    wire ev_last = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+
+    tw_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
+        .i_clk(i_clk), .i_rst(i_rst),
+        .i_push(push), .i_data(entry), .o_push_ok(push_ok),
+        .i_pop(pop_evt && ev_last), .o_head(head),
+        .o_count(fifo_count), .o_full(fifo_full), .o_empty(fifo_empty)
+    );
+
+    // Events in this cycle's entry: one per visited busy level plus the late arm.
+    reg [2:0] n_events;
+    always @(*) begin
+        n_events = {2'b00, late};
+        for (k = 0; k < LEVELS; k = k + 1)
+            n_events = n_events + {2'b00, hit[k]};
+    end
+
+    assign o_irq = ctrl_irq_en_q && !fifo_empty;
+
+    // ------------------------------------------------------------- registers
+    wire [31:0] caps = (LEVELS << TW_CAPS_LEVELS_LSB) | (SLOT_BITS << TW_CAPS_SLOT_BITS_LSB)
+                     | (FIFO_LOG2 << TW_CAPS_FIFO_LOG2_LSB) | (TICK_BITS << TW_CAPS_TICK_BITS_LSB);
+    wire [31:0] status = ({31'd0, overflow_q} << TW_STATUS_OVERFLOW_LSB)
+                       | ({31'd0, hold_q} << TW_STATUS_HOLD_LSB)
+                       | ({31'd0, cmd_err_q} << TW_STATUS_CMD_ERR_LSB)
+                       | ({31'd0, adv_rem_q != 0} << TW_STATUS_ADVANCING_LSB)
+                       | ({31'd0, o_irq} << TW_STATUS_IRQ_LSB)
+                       | ({{(31-FIFO_LOG2){1'b0}}, fifo_count} << TW_STATUS_FIFO_COUNT_LSB);
+    wire [11:0] ev_slot12;
+    generate
+        if (SLOT_BITS == 12) begin : g_slot_full
+            assign ev_slot12 = ev_slot;
+        end else begin : g_slot_pad
+            assign ev_slot12 = {{(12-SLOT_BITS){1'b0}}, ev_slot};
+        end
+    endgenerate
+    wire [31:0] evt_info = {!fifo_empty, rem_late, ev_level, ev_slot12, h_tick[47:32]};
+    wire [31:0] ctrl = {28'd0, ctrl_vhold_q, ctrl_irq_en_q, ctrl_src_q};
+
+    reg [31:0] rdata;
+    reg        addr_ok;   // the access names a register that allows it
+    always @(*) begin
+        rdata   = 32'd0;
+        addr_ok = 1'b1;
+        case (i_wb_adr)
+            TW_REG_ID:           begin rdata = TW_ID_MAGIC;              addr_ok = !i_wb_we; end
+            TW_REG_VERSION:      begin rdata = {TW_VERSION_MAJOR, TW_VERSION_MINOR}; addr_ok = !i_wb_we; end
+            TW_REG_CAPS:         begin rdata = caps;                     addr_ok = !i_wb_we; end
+            TW_REG_CTRL:               rdata = ctrl;
+            TW_REG_PRESCALE:           rdata = prescale_q;
+            TW_REG_STATUS:             rdata = status;
+            TW_REG_NOW_LO:       begin rdata = now_q[31:0];              addr_ok = !i_wb_we; end
+            TW_REG_NOW_HI:       begin rdata = {16'd0, now_hi_snap_q};   addr_ok = !i_wb_we; end
+            TW_REG_ADVANCE:            rdata = adv_rem_q;
+            TW_REG_ARM_LO:             rdata = arm_lo_q;
+            TW_REG_ARM_HI:             rdata = {16'd0, arm_hi_q};
+            TW_REG_CMD:                addr_ok = i_wb_we;
+            TW_REG_EVT_INFO:     begin rdata = evt_info;                 addr_ok = !i_wb_we; end
+            TW_REG_EVT_TICK:     begin rdata = h_tick[31:0];             addr_ok = !i_wb_we; end
+            TW_REG_CNT_EVENTS:   begin rdata = cnt_events_q;             addr_ok = !i_wb_we; end
+            TW_REG_CNT_LATE:     begin rdata = cnt_late_q;               addr_ok = !i_wb_we; end
+            TW_REG_CNT_OVERFLOW: begin rdata = cnt_overflow_q;           addr_ok = !i_wb_we; end
+            TW_REG_CNT_CMDS:     begin rdata = cnt_cmds_q;               addr_ok = !i_wb_we; end
+            TW_REG_CNT_BUSERR:   begin rdata = cnt_buserr_q;             addr_ok = !i_wb_we; end
+            default:                   addr_ok = 1'b0;
+        endcase
+    end
+
+    wire [32:0] adv_sum = {1'b0, adv_rem_q} - {32'd0, adv_step}
+                        + ((wr && i_wb_adr == TW_REG_ADVANCE) ? {1'b0, i_wb_dat} : 33'd0);
+
+    always @(posedge i_clk) begin
+        if (i_rst) begin
+            now_q           <= 0;
+            ctrl_src_q      <= SRC_HOST;
+            ctrl_irq_en_q   <= 1'b0;
+            ctrl_vhold_q    <= 1'b0;
+            prescale_q      <= 0;
+            presc_cnt_q     <= 0;
+            adv_rem_q       <= 0;
+            arm_lo_q        <= 0;
+            arm_hi_q        <= 0;
+            now_hi_snap_q   <= 0;
+            overflow_q      <= 1'b0;
+            hold_q          <= 1'b0;
+            cmd_err_q       <= 1'b0;
+            consumed_mask_q <= 0;
+            consumed_late_q <= 1'b0;
+            ext_sync_q      <= 0;
+            cnt_events_q    <= 0;
+            cnt_late_q      <= 0;
+            cnt_overflow_q  <= 0;
+            cnt_cmds_q      <= 0;
+            cnt_buserr_q    <= 0;
+            o_wb_ack        <= 1'b0;
+            o_wb_dat        <= 0;
+        end else begin
+            o_wb_ack   <= acc;
+            if (rd)
+                o_wb_dat <= rdata;
+            ext_sync_q <= {ext_sync_q[1:0], i_ext_tick};
+            now_q      <= now_next;
+            adv_rem_q  <= adv_sum[32] ? 32'hFFFF_FFFF : adv_sum[31:0];
+
+            if (ctrl_src_q != SRC_INT || presc_cnt_q == 0)
+                presc_cnt_q <= prescale_q;
+            else
+                presc_cnt_q <= presc_cnt_q - 1;
+
+            if (rd && i_wb_adr == TW_REG_NOW_LO)
+                now_hi_snap_q <= now_q[47:32];
+
+            if (wr) begin
+                case (i_wb_adr)
+                    TW_REG_CTRL: begin
+                        ctrl_src_q    <= i_wb_dat[TW_CTRL_TICK_SRC_LSB +: TW_CTRL_TICK_SRC_WIDTH];
+                        ctrl_irq_en_q <= i_wb_dat[TW_CTRL_IRQ_EN_LSB];
+                        ctrl_vhold_q  <= i_wb_dat[TW_CTRL_VHOLD_LSB];
+                    end
+                    TW_REG_PRESCALE: prescale_q <= i_wb_dat;
+                    TW_REG_ARM_LO:   arm_lo_q   <= i_wb_dat;
+                    TW_REG_ARM_HI:   arm_hi_q   <= i_wb_dat[15:0];
+                    default: ;
+                endcase
+            end
+            if (acc && !addr_ok)
+                cnt_buserr_q <= cnt_buserr_q + 1;
+
+            // Sticky flags: a new occurrence wins over a clear in the same cycle.
+            if (wr && i_wb_adr == TW_REG_STATUS) begin
+                if (i_wb_dat[TW_STATUS_OVERFLOW_LSB]) overflow_q <= 1'b0;
+                if (i_wb_dat[TW_STATUS_HOLD_LSB])     hold_q     <= 1'b0;
+                if (i_wb_dat[TW_STATUS_CMD_ERR_LSB])  cmd_err_q  <= 1'b0;
+            end
+            if (push && !push_ok) begin
+                overflow_q     <= 1'b1;
+                cnt_overflow_q <= cnt_overflow_q + {29'd0, n_events};
+            end
+            if (push && push_ok) begin
+                cnt_events_q <= cnt_events_q + {29'd0, n_events};
+                if (ctrl_src_q == SRC_HOST && ctrl_vhold_q)
+                    hold_q <= 1'b1;
+            end
+
+            if (cmd_wr)
+                cnt_cmds_q <= cnt_cmds_q + 1;
+            if (cmd_bad) begin
+                cmd_err_q    <= 1'b1;
+                cnt_buserr_q <= cnt_buserr_q + 1;
+            end
+            if (late)
+                cnt_late_q <= cnt_late_q + 1;
+
+            if (pop_evt) begin
+                if (ev_last) begin
+                    consumed_mask_q <= 0;
+                    consumed_late_q <= 1'b0;
+                end else if (rem_late) begin
+                    consumed_late_q <= 1'b1;
+                end else begin
+                    consumed_mask_q <= consumed_mask_q | vis_bit;
+                end
+            end
+        end
+    end
+
+    // The bitmap: one SET or CLEAR per cycle, or CLEAR_ALL.
+    integer lv;
+    always @(posedge i_clk) begin
+        for (lv = 0; lv < LEVELS; lv = lv + 1) begin
+            if (i_rst || cmd_clear_all)
+                busy_q[lv] <= 0;
+            else if ((cmd_set || cmd_clear) && cmd_lvl == lv[LVL_W-1:0])
+                busy_q[lv][cmd_sl] <= cmd_set;
+        end
+    end
+endmodule
+`default_nettype wire
