@@ -1,0 +1,128 @@
+# tickwheel: the one entry point.
+#   make sim            the Verilated chip driven by the C driver on a built-in scenario
+#   make sim TRACE=1    ... and write a waveform (build/sim.fst)
+#   make test           every check; ends with "N passed, M failed"
+#   make lint           Verilator -Wall on all RTL
+#   make deps           install missing Debian packages
+#   make regs           regenerate the register map's Verilog, C and docs
+#   make clean
+# SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan.
+
+BUILD    ?= build
+SAN      ?= 0
+TRACE    ?= 0
+ifeq ($(SAN),1)
+BUILD    := $(BUILD)/san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+
+CC       ?= cc
+CXX      ?= c++
+CFLAGS   ?= -O2 -g
+CFLAGS   += -std=c11 -Wall -Wextra -Werror -Ihost $(SANFLAGS)
+CXXFLAGS ?= -O2 -g
+LDLIBS   := -lz -pthread $(SANFLAGS)
+
+VERILATOR    ?= verilator
+VL_ROOT      := /usr/share/verilator
+VL_CXXFLAGS  := $(CXXFLAGS) -std=c++17 -faligned-new -I$(VL_ROOT)/include -I$(VL_ROOT)/include/vltstd \
+                -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -Wno-unused-parameter $(SANFLAGS)
+RTL          := rtl/tw_core.v rtl/tw_evfifo.v
+REGS_OUT     := rtl/tw_regs.vh host/tw_regs.h docs/registers.md
+
+# Verilated geometries: LEVELS SLOT_BITS FIFO_LOG2. The first is the default chip.
+GEOMETRIES   := 4_8_4 1_12_4 2_4_2
+DEFAULT_GEO  := 4_8_4
+geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1)) \
+                -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
+
+TOOLS        := verilator iverilog vvp yosys
+DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3
+
+LIB_SRC      := host/tickwheel.c host/tw_model.c
+LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
+
+.PHONY: all deps sim test lint regs check-regs clean
+all: $(BUILD)/tw-sim
+
+# ------------------------------------------------------------------ deps
+# Installs only what is missing, so a machine that has everything never needs root.
+deps:
+	@missing=""; \
+	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing=1; done; \
+	[ -f /usr/include/zlib.h ] || missing=1; \
+	if [ -n "$$missing" ]; then \
+	  echo "deps: installing $(DEB_PACKAGES)"; \
+	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $(DEB_PACKAGES) >/dev/null; \
+	fi
+
+$(BUILD)/.deps:
+	@$(MAKE) --no-print-directory deps
+	@mkdir -p $(@D) && touch $@
+
+# -------------------------------------------------------------- register map
+regs:
+	python3 tools/gen_regs.py rtl/tw_regs.toml $(REGS_OUT)
+
+check-regs:
+	@python3 tools/gen_regs.py --check rtl/tw_regs.toml $(REGS_OUT)
+
+# ------------------------------------------------------------------ C code
+$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(BUILD)/libtickwheel.a: $(LIB_OBJ)
+	ar rcs $@ $^
+
+# ------------------------------------------------------------- Verilator
+VL_RUNTIME := verilated verilated_fst_c verilated_threads
+$(BUILD)/vlrt/%.o: $(VL_ROOT)/include/%.cpp | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CXX) $(VL_CXXFLAGS) -w -c $< -o $@
+
+# One Verilated model per geometry, each with the same class name, so every
+# test binary links exactly one.
+$(BUILD)/vl/%/Vtw_core__ALL.a: $(RTL) rtl/tw_regs.vh | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(VERILATOR) --cc --build -j 2 -O3 --x-assign fast --x-initial fast --trace-fst -Wall \
+	  -Irtl $(call geo_args,$*) --Mdir $(@D) --top-module tw_core \
+	  -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(SANFLAGS)") \
+	  $(RTL) > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
+
+$(BUILD)/vl/%/tw_vl.o: sim/tw_vl.cpp $(BUILD)/vl/%/Vtw_core__ALL.a host/tw_dev.h host/tw_regs.h
+	$(CXX) $(VL_CXXFLAGS) -Ihost -I$(@D) -c $< -o $@
+
+vl_objs = $(BUILD)/vl/$1/tw_vl.o $(BUILD)/vl/$1/Vtw_core__ALL.a $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
+
+# ------------------------------------------------------------------ sim
+$(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO))
+	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
+
+SIM_ARGS ?=
+sim: $(BUILD)/tw-sim
+	$(BUILD)/tw-sim $(if $(filter 1,$(TRACE)),--trace $(BUILD)/sim.fst) $(SIM_ARGS)
+
+# ------------------------------------------------------------------ tests
+TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
+               $(BUILD)/libtickwheel.a
+
+$(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,%)
+	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
+
+TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%)
+
+lint: | $(BUILD)/.deps
+	@for g in $(GEOMETRIES); do \
+	  $(VERILATOR) --lint-only -Wall -Irtl $$(echo $$g | awk -F_ '{print "-GLEVELS="$$1" -GSLOT_BITS="$$2" -GFIFO_LOG2="$$3}') \
+	    --top-module tw_core $(RTL) || exit 1; \
+	done
+	@echo "lint: clean"
+
+test: $(TEST_BINS) $(BUILD)/tw-sim | $(BUILD)/.deps
+	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" sh tests/run_all.sh
+
+clean:
+	rm -rf build

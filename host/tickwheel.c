@@ -1,0 +1,669 @@
+/* tickwheel driver: Scheme 6 / Scheme 7 timer queues in host memory, with the
+ * chip reporting which slot needs attention.
+ *
+ * Placement. A timer with deadline d, placed when the driver's time is h,
+ * goes to the level of the most significant b-bit field in which d and h
+ * differ, at that level's slot for d. That slot is not visited between h and
+ * d's field boundary, so the first visit is the right moment to fire the
+ * timer (level 0) or move it down (cascade): at most m events per timer.
+ * Deadlines beyond the top level's reach park in the top level at their
+ * field's slot and are looked at once per top revolution (with m = 1 this is
+ * Scheme 6: T/M visits per timer).
+ *
+ * Invariants:
+ *  - w->now never exceeds the chip's time and never falls below the tick of
+ *    an event already handled, so a visit after w->now has not been handled.
+ *  - A slot whose list is non-empty has its bit set on the chip (armed[]).
+ *    The converse need not hold: stop leaves the bit set, and the next visit
+ *    of the emptied slot clears it, so stop costs no bus transaction.
+ *  - Every SET names the visit it means; the chip reports at once a visit it
+ *    has already passed, so no arm is ever lost to bus latency.
+ */
+#include "tickwheel.h"
+
+#include <string.h>
+
+#include "tw_regs.h"
+
+#define TW_TIMER_MAGIC 0x74775431u /* "twT1" */
+#define WHERE_IDLE 0u
+#define WHERE_EXPIRED 1u
+#define WHERE_SLOT0 2u
+#define TICK_MASK ((UINT64_C(1) << 48) - 1)
+#define ADVANCE_CHUNK 0x40000000u
+#define CMD_SET 1u
+#define CMD_CLEAR 2u
+#define CMD_CLEAR_ALL 3u
+
+const char *tw_strerror(int err)
+{
+    switch (err) {
+    case TW_OK: return "success";
+    case TW_EINVAL: return "invalid argument";
+    case TW_ECORRUPT: return "timer not initialised or corrupted";
+    case TW_ERANGE: return "interval runs past the end of 64-bit time";
+    case TW_ENODEV: return "no tickwheel device (wrong ID or version)";
+    case TW_EIO: return "bus transaction failed";
+    case TW_ETIMEDOUT: return "device did not respond in time";
+    case TW_EDEVICE: return "device returned an impossible value";
+    case TW_ENOMEM: return "buffer too small for this geometry";
+    case TW_ESTATE: return "call not valid in this state";
+    default: return "unknown error";
+    }
+}
+
+/* ---------------------------------------------------------------- lists */
+
+static void list_init(tw_list *l) { l->next = l->prev = l; }
+static int list_empty(const tw_list *l) { return l->next == l; }
+
+static void list_append(tw_list *head, tw_list *n)
+{
+    n->prev = head->prev;
+    n->next = head;
+    head->prev->next = n;
+    head->prev = n;
+}
+
+static void list_unlink(tw_list *n)
+{
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+    n->next = n->prev = n;
+}
+
+static tw_timer *timer_of(tw_list *l)
+{
+    return (tw_timer *)((char *)l - offsetof(tw_timer, link));
+}
+
+/* ------------------------------------------------------------ geometry */
+
+static uint64_t field(const tw_wheel *w, uint64_t t, unsigned level)
+{
+    return (t >> (level * w->geo.slot_bits)) & w->slot_mask;
+}
+
+/* Slot index (level << b | slot) for deadline d placed at time h < d. */
+static size_t place(const tw_wheel *w, uint64_t d, uint64_t h)
+{
+    unsigned msb = 63u - (unsigned)__builtin_clzll(d ^ h);
+    unsigned level = msb / w->geo.slot_bits;
+    if (level >= w->geo.levels)
+        level = w->geo.levels - 1;
+    return ((size_t)level << w->geo.slot_bits) | (size_t)field(w, d, level);
+}
+
+/* First visit of slot `idx` strictly after tick h. */
+static uint64_t next_visit(const tw_wheel *w, size_t idx, uint64_t h)
+{
+    unsigned level = (unsigned)(idx >> w->geo.slot_bits);
+    unsigned shift = level * w->geo.slot_bits;
+    uint64_t revolution = UINT64_C(1) << (shift + w->geo.slot_bits);
+    uint64_t v = (h & ~(revolution - 1)) + ((uint64_t)(idx & w->slot_mask) << shift);
+    return v <= h ? v + revolution : v;
+}
+
+/* The 64-bit tick nearest `ref` whose low 48 bits are `t48`. */
+static uint64_t extend_tick(uint64_t ref, uint64_t t48)
+{
+    uint64_t diff = (t48 - ref) & TICK_MASK;
+    if (diff & (UINT64_C(1) << 47))
+        return ref - ((UINT64_C(1) << 48) - diff);
+    return ref + diff;
+}
+
+/* -------------------------------------------------------------- device */
+
+static int reg_read(tw_wheel *w, uint32_t addr, uint32_t *v)
+{
+    int rc = tw_dev_read(w->dev, addr, v);
+    if (rc < 0)
+        w->need_resync = 1;
+    return rc;
+}
+
+static int reg_write(tw_wheel *w, uint32_t addr, uint32_t v)
+{
+    int rc = tw_dev_write(w->dev, addr, v);
+    if (rc < 0)
+        w->need_resync = 1;
+    return rc;
+}
+
+static uint32_t cmd_word(unsigned op, size_t idx, unsigned slot_bits)
+{
+    return TW_PUT(TW_CMD_OP, op) | TW_PUT(TW_CMD_LEVEL, idx >> slot_bits) |
+           TW_PUT(TW_CMD_SLOT, idx & ((1u << slot_bits) - 1));
+}
+
+/* The chip's 48-bit time, extended to 64 bits around w->now. */
+static int read_chip_now(tw_wheel *w, uint64_t *now)
+{
+    uint32_t lo, hi;
+    int rc = reg_read(w, TW_REG_NOW_LO, &lo);
+    if (rc == 0)
+        rc = reg_read(w, TW_REG_NOW_HI, &hi);
+    if (rc < 0)
+        return rc;
+    if (hi > 0xFFFFu)
+        return TW_EDEVICE;
+    *now = extend_tick(w->now, ((uint64_t)hi << 32) | lo);
+    return 0;
+}
+
+/* Real time: bring w->now up to the chip's time. Time never goes back. */
+static int sync_now(tw_wheel *w)
+{
+    uint64_t t;
+    int rc;
+    if (w->source == TW_TIME_VIRTUAL)
+        return 0;
+    rc = read_chip_now(w, &t);
+    if (rc < 0)
+        return rc;
+    if (t > w->now)
+        w->now = t;
+    return 0;
+}
+
+static int arm_slot(tw_wheel *w, size_t idx, uint64_t visit)
+{
+    uint32_t hi = (uint32_t)((visit >> 32) & 0xFFFFu);
+    int rc = 0;
+    if (!w->arm_hi_known || w->arm_hi != hi) {
+        rc = reg_write(w, TW_REG_ARM_HI, hi);
+        if (rc < 0)
+            return rc;
+        w->arm_hi = hi;
+        w->arm_hi_known = 1;
+    }
+    rc = reg_write(w, TW_REG_ARM_LO, (uint32_t)visit);
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_CMD, cmd_word(CMD_SET, idx, w->geo.slot_bits));
+    if (rc < 0)
+        return rc;
+    w->armed[idx / 64] |= UINT64_C(1) << (idx % 64);
+    w->stats.arms++;
+    return 0;
+}
+
+static int slot_armed(const tw_wheel *w, size_t idx)
+{
+    return (int)((w->armed[idx / 64] >> (idx % 64)) & 1u);
+}
+
+static int clear_slot(tw_wheel *w, size_t idx)
+{
+    int rc = reg_write(w, TW_REG_CMD, cmd_word(CMD_CLEAR, idx, w->geo.slot_bits));
+    if (rc < 0)
+        return rc;
+    w->armed[idx / 64] &= ~(UINT64_C(1) << (idx % 64));
+    w->stats.clears++;
+    return 0;
+}
+
+/* --------------------------------------------------------------- timers */
+
+static int timer_check(const tw_wheel *w, const tw_timer *t)
+{
+    if (!t)
+        return TW_EINVAL;
+    if (t->magic != TW_TIMER_MAGIC)
+        return TW_ECORRUPT;
+    if (t->where == WHERE_IDLE)
+        return 0;
+    if (w && t->where != WHERE_EXPIRED && t->where - WHERE_SLOT0 >= w->nslots)
+        return TW_ECORRUPT;
+    if (!t->link.next || !t->link.prev || t->link.next->prev != &t->link ||
+        t->link.prev->next != &t->link)
+        return TW_ECORRUPT;
+    return 0;
+}
+
+int tw_timer_init(tw_timer *t, tw_callback cb, void *arg)
+{
+    if (!t || !cb)
+        return TW_EINVAL;
+    memset(t, 0, sizeof(*t));
+    list_init(&t->link);
+    t->callback = cb;
+    t->arg = arg;
+    t->magic = TW_TIMER_MAGIC;
+    t->where = WHERE_IDLE;
+    return 0;
+}
+
+int tw_pending(const tw_timer *t)
+{
+    int rc = timer_check(NULL, t);
+    if (rc < 0)
+        return rc;
+    return t->where != WHERE_IDLE;
+}
+
+/* Puts t (unlinked) into the slot for its deadline as seen from w->now. */
+static int insert(tw_wheel *w, tw_timer *t)
+{
+    size_t idx;
+    if (t->deadline <= w->now) {
+        list_append(&w->expired, &t->link);
+        t->where = WHERE_EXPIRED;
+        return 0;
+    }
+    idx = place(w, t->deadline, w->now);
+    list_append(&w->slots[idx], &t->link);
+    t->where = WHERE_SLOT0 + (uint32_t)idx;
+    if (!slot_armed(w, idx))
+        return arm_slot(w, idx, next_visit(w, idx, w->now));
+    return 0;
+}
+
+int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
+{
+    int rc;
+    if (!w || !w->slots)
+        return TW_EINVAL;
+    rc = timer_check(w, t);
+    if (rc < 0)
+        return rc;
+    rc = sync_now(w);
+    if (rc < 0)
+        return rc;
+    /* In real time the start lands somewhere inside tick `now`: round up, so
+     * the timer never runs for less than `ticks` whole ticks. */
+    uint64_t partial = (w->source != TW_TIME_VIRTUAL && ticks) ? 1 : 0;
+    if (ticks > UINT64_MAX - w->now - partial)
+        return TW_ERANGE;
+    if (t->where != WHERE_IDLE)
+        list_unlink(&t->link);
+    else
+        w->pending++;
+    t->deadline = w->now + ticks + partial;
+    w->stats.started++;
+    /* On a bus error the timer is still queued; need_resync re-arms it. */
+    return insert(w, t);
+}
+
+int tw_stop(tw_wheel *w, tw_timer *t)
+{
+    int rc;
+    if (!w)
+        return TW_EINVAL;
+    rc = timer_check(w, t);
+    if (rc < 0)
+        return rc;
+    if (t->where == WHERE_IDLE)
+        return 0;
+    list_unlink(&t->link);
+    t->where = WHERE_IDLE;
+    w->pending--;
+    w->stats.stopped++;
+    return 1;
+}
+
+size_t tw_count_pending(const tw_wheel *w)
+{
+    return w ? w->pending : 0;
+}
+
+/* ---------------------------------------------------------------- events */
+
+/* A visit of slot idx: fire what is due, move the rest to where it now belongs. */
+static int handle_slot(tw_wheel *w, size_t idx)
+{
+    tw_list *head = &w->slots[idx];
+    tw_list *l, *next;
+    int rc = 0;
+
+    for (l = head->next; l != head; l = next) {
+        tw_timer *t = timer_of(l);
+        size_t to;
+        next = l->next;
+        if (t->deadline <= w->now) {
+            list_unlink(l);
+            list_append(&w->expired, l);
+            t->where = WHERE_EXPIRED;
+            continue;
+        }
+        to = place(w, t->deadline, w->now);
+        if (to == idx)
+            continue; /* a later revolution of this slot */
+        list_unlink(l);
+        w->stats.cascades++;
+        t->where = WHERE_SLOT0 + (uint32_t)to;
+        list_append(&w->slots[to], l);
+        if (!slot_armed(w, to)) {
+            int r = arm_slot(w, to, next_visit(w, to, w->now));
+            if (r < 0)
+                rc = r;
+        }
+    }
+    if (list_empty(head) && slot_armed(w, idx)) {
+        int r = clear_slot(w, idx);
+        if (r < 0)
+            rc = r;
+    }
+    return rc;
+}
+
+/* Every slot at once, at the chip's present time: the recovery path after a
+ * FIFO overflow, a bad event or a bus error. It re-arms every non-empty
+ * slot, so whatever the chip missed is reported again. */
+static int resync(tw_wheel *w)
+{
+    size_t idx;
+    int rc = 0;
+    w->stats.resyncs++;
+    w->need_resync = 0;
+    for (idx = 0; idx < w->nslots; idx++) {
+        if (list_empty(&w->slots[idx]))
+            continue;
+        int r = handle_slot(w, idx);
+        if (r == 0 && !list_empty(&w->slots[idx]))
+            r = arm_slot(w, idx, next_visit(w, idx, w->now));
+        if (r < 0)
+            rc = r;
+    }
+    if (rc < 0)
+        w->need_resync = 1;
+    return rc;
+}
+
+/* Reads and handles every event in the chip's FIFO. Returns the number handled. */
+static int drain_events(tw_wheel *w)
+{
+    int handled = 0;
+    for (;;) {
+        uint32_t info, lo;
+        int rc = reg_read(w, TW_REG_EVT_INFO, &info);
+        if (rc < 0)
+            return rc;
+        if (!TW_GET(TW_EVT_INFO_VALID, info))
+            return handled;
+        rc = reg_read(w, TW_REG_EVT_TICK, &lo);
+        if (rc < 0)
+            return rc;
+        handled++;
+        w->stats.events++;
+        unsigned level = TW_GET(TW_EVT_INFO_LEVEL, info);
+        uint32_t slot = TW_GET(TW_EVT_INFO_SLOT, info);
+        uint64_t tick = extend_tick(w->now, ((uint64_t)TW_GET(TW_EVT_INFO_TICK_HI, info) << 32) | lo);
+        if (level >= w->geo.levels || slot > w->slot_mask ||
+            (w->source == TW_TIME_VIRTUAL && tick > w->adv_issued)) {
+            /* Never used as an index; the event it replaced may be real. */
+            w->stats.bad_events++;
+            w->need_resync = 1;
+            continue;
+        }
+        if (TW_GET(TW_EVT_INFO_LATE, info))
+            w->stats.late_events++;
+        if (tick > w->now)
+            w->now = tick;
+        size_t idx = ((size_t)level << w->geo.slot_bits) | slot;
+        if (list_empty(&w->slots[idx]))
+            w->stats.empty_events++;
+        rc = handle_slot(w, idx);
+        if (rc < 0)
+            return rc;
+    }
+}
+
+static int run_callbacks(tw_wheel *w, unsigned budget)
+{
+    unsigned ran = 0;
+    w->in_callbacks = 1;
+    while (ran < budget && !list_empty(&w->expired)) {
+        tw_timer *t = timer_of(w->expired.next);
+        list_unlink(&t->link);
+        t->where = WHERE_IDLE;
+        w->pending--;
+        w->stats.fired++;
+        ran++;
+        t->callback(t, w->now, t->arg);
+    }
+    w->in_callbacks = 0;
+    return (int)ran;
+}
+
+/* Real time: notice an overflow and rebuild from the driver's own records. */
+static int check_status(tw_wheel *w)
+{
+    uint32_t st;
+    int rc = reg_read(w, TW_REG_STATUS, &st);
+    if (rc < 0)
+        return rc;
+    if (TW_GET(TW_STATUS_FIFO_COUNT, st) > (1u << w->geo.fifo_log2)) {
+        w->stats.bad_events++;
+        w->need_resync = 1;
+    }
+    if (TW_GET(TW_STATUS_OVERFLOW, st)) {
+        w->stats.overflows++;
+        /* Clear first: anything dropped after this shows up as a new overflow. */
+        rc = reg_write(w, TW_REG_STATUS, TW_STATUS_OVERFLOW_MASK);
+        if (rc < 0)
+            return rc;
+        w->need_resync = 1;
+    }
+    return 0;
+}
+
+static int recover_if_needed(tw_wheel *w)
+{
+    int rc;
+    if (!w->need_resync)
+        return 0;
+    rc = sync_now(w);
+    if (rc == 0)
+        rc = resync(w);
+    return rc;
+}
+
+int tw_service(tw_wheel *w, unsigned budget)
+{
+    int rc;
+    if (!w || !w->slots || budget == 0)
+        return TW_EINVAL;
+    if (w->in_callbacks)
+        return TW_ESTATE;
+    if (w->source != TW_TIME_VIRTUAL) {
+        rc = check_status(w);
+        if (rc < 0)
+            return rc;
+    }
+    rc = drain_events(w);
+    if (rc < 0)
+        return rc;
+    rc = recover_if_needed(w);
+    if (rc < 0)
+        return rc;
+    return run_callbacks(w, budget);
+}
+
+int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
+{
+    unsigned ran = 0, idle_waits = 0;
+    int rc;
+    if (!w || !w->slots || budget == 0)
+        return TW_EINVAL;
+    if (w->source != TW_TIME_VIRTUAL || w->in_callbacks)
+        return TW_ESTATE;
+    if (ticks > UINT64_MAX - w->adv_target)
+        return TW_ERANGE;
+    w->adv_target += ticks;
+
+    for (;;) {
+        ran += (unsigned)run_callbacks(w, budget - ran);
+        if (!list_empty(&w->expired))
+            return (int)ran; /* budget spent: the chip holds at w->now */
+
+        rc = drain_events(w);
+        if (rc < 0)
+            return rc;
+        if (rc > 0)
+            continue;
+        rc = recover_if_needed(w);
+        if (rc < 0)
+            return rc;
+        if (!list_empty(&w->expired))
+            continue;
+
+        uint32_t st;
+        rc = reg_read(w, TW_REG_STATUS, &st);
+        if (rc < 0)
+            return rc;
+        if (TW_GET(TW_STATUS_FIFO_COUNT, st) != 0)
+            continue;
+        if (TW_GET(TW_STATUS_HOLD, st)) {
+            /* Every expiry of this tick has run: let time go on. */
+            rc = reg_write(w, TW_REG_STATUS, TW_STATUS_HOLD_MASK);
+            if (rc < 0)
+                return rc;
+        }
+        if (!TW_GET(TW_STATUS_ADVANCING, st)) {
+            if (w->adv_issued == w->adv_target) {
+                uint64_t t;
+                rc = read_chip_now(w, &t);
+                if (rc < 0)
+                    return rc;
+                if (t != w->adv_target)
+                    return TW_EDEVICE;
+                w->now = t;
+                return (int)ran;
+            }
+            uint64_t chunk = w->adv_target - w->adv_issued;
+            if (chunk > ADVANCE_CHUNK)
+                chunk = ADVANCE_CHUNK;
+            rc = reg_write(w, TW_REG_ADVANCE, (uint32_t)chunk);
+            if (rc < 0)
+                return rc;
+            w->adv_issued += chunk;
+        }
+        /* One tick per clock: the chip needs at most this long to finish,
+         * so repeated quiet waits mean it has stopped counting. */
+        rc = tw_dev_wait_irq(w->dev, w->adv_issued - w->now + 4);
+        if (rc < 0)
+            return rc;
+        idle_waits = rc > 0 ? 0 : idle_waits + 1;
+        if (idle_waits > 3)
+            return TW_ETIMEDOUT;
+    }
+}
+
+int tw_now(tw_wheel *w, uint64_t *now)
+{
+    int rc;
+    if (!w || !now || !w->slots)
+        return TW_EINVAL;
+    rc = sync_now(w);
+    if (rc < 0)
+        return rc;
+    *now = w->now;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ init */
+
+int tw_probe(tw_dev *dev, tw_geometry *geo)
+{
+    uint32_t id, version, caps;
+    int rc;
+    if (!dev || !dev->ops || !geo)
+        return TW_EINVAL;
+    rc = tw_dev_read(dev, TW_REG_ID, &id);
+    if (rc < 0)
+        return rc;
+    if (id != TW_ID_MAGIC)
+        return TW_ENODEV;
+    rc = tw_dev_read(dev, TW_REG_VERSION, &version);
+    if (rc == 0)
+        rc = tw_dev_read(dev, TW_REG_CAPS, &caps);
+    if (rc < 0)
+        return rc;
+    if (TW_GET(TW_VERSION_MAJOR, version) != TW_VERSION_MAJOR)
+        return TW_ENODEV;
+    geo->levels = TW_GET(TW_CAPS_LEVELS, caps);
+    geo->slot_bits = TW_GET(TW_CAPS_SLOT_BITS, caps);
+    geo->fifo_log2 = TW_GET(TW_CAPS_FIFO_LOG2, caps);
+    geo->tick_bits = TW_GET(TW_CAPS_TICK_BITS, caps);
+    if (geo->levels < 1 || geo->levels > 4 || geo->slot_bits < 2 || geo->slot_bits > 12 ||
+        geo->levels * geo->slot_bits > 44 || geo->fifo_log2 < 1 || geo->fifo_log2 > 12 ||
+        geo->tick_bits != 48)
+        return TW_EDEVICE;
+    return 0;
+}
+
+size_t tw_mem_size(const tw_geometry *geo)
+{
+    size_t nslots;
+    if (!geo || geo->levels < 1 || geo->levels > 4 || geo->slot_bits < 2 || geo->slot_bits > 12)
+        return 0;
+    nslots = (size_t)geo->levels << geo->slot_bits;
+    return nslots * sizeof(tw_list) + (nslots + 63) / 64 * sizeof(uint64_t);
+}
+
+int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_config *cfg)
+{
+    tw_geometry geo;
+    uint32_t ctrl;
+    size_t i;
+    int rc;
+    if (!w || !dev || !mem || !cfg || cfg->source > TW_TIME_EXTERNAL)
+        return TW_EINVAL;
+    if ((uintptr_t)mem % _Alignof(tw_list) != 0)
+        return TW_EINVAL;
+    rc = tw_probe(dev, &geo);
+    if (rc < 0)
+        return rc;
+    if (mem_size < tw_mem_size(&geo))
+        return TW_ENOMEM;
+
+    memset(w, 0, sizeof(*w));
+    w->dev = dev;
+    w->geo = geo;
+    w->source = cfg->source;
+    w->slot_mask = (1u << geo.slot_bits) - 1;
+    w->nslots = (size_t)geo.levels << geo.slot_bits;
+    w->slots = mem;
+    w->armed = (uint64_t *)(w->slots + w->nslots);
+    for (i = 0; i < w->nslots; i++)
+        list_init(&w->slots[i]);
+    memset(w->armed, 0, (w->nslots + 63) / 64 * sizeof(uint64_t));
+    list_init(&w->expired);
+
+    /* Stop the clock, forget old state, then start the chosen source. */
+    ctrl = TW_PUT(TW_CTRL_TICK_SRC, 3);
+    rc = tw_dev_write(dev, TW_REG_CTRL, ctrl);
+    if (rc == 0)
+        rc = tw_dev_write(dev, TW_REG_CMD, TW_PUT(TW_CMD_OP, CMD_CLEAR_ALL));
+    while (rc == 0) { /* drop stale events */
+        uint32_t info, lo;
+        rc = tw_dev_read(dev, TW_REG_EVT_INFO, &info);
+        if (rc < 0 || !TW_GET(TW_EVT_INFO_VALID, info))
+            break;
+        rc = tw_dev_read(dev, TW_REG_EVT_TICK, &lo);
+    }
+    if (rc == 0)
+        rc = tw_dev_write(dev, TW_REG_STATUS, TW_STATUS_OVERFLOW_MASK | TW_STATUS_HOLD_MASK |
+                                                  TW_STATUS_CMD_ERR_MASK);
+    if (rc == 0)
+        rc = tw_dev_write(dev, TW_REG_PRESCALE, cfg->prescale);
+    if (rc == 0) {
+        uint32_t left;
+        rc = tw_dev_read(dev, TW_REG_ADVANCE, &left);
+        if (rc == 0 && left != 0)
+            return TW_ESTATE; /* someone else is advancing this chip */
+    }
+    if (rc == 0) {
+        /* A fresh wheel's 64-bit time starts at the chip's 48-bit time. */
+        w->now = 0;
+        rc = read_chip_now(w, &w->now);
+        w->now &= TICK_MASK;
+    }
+    if (rc < 0)
+        return rc;
+    w->adv_target = w->adv_issued = w->now;
+    ctrl = TW_PUT(TW_CTRL_TICK_SRC, cfg->source) | TW_CTRL_IRQ_EN_MASK |
+           (cfg->source == TW_TIME_VIRTUAL ? TW_CTRL_VHOLD_MASK : 0);
+    return tw_dev_write(dev, TW_REG_CTRL, ctrl);
+}

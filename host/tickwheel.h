@@ -1,0 +1,126 @@
+/* tickwheel: host driver for the tickwheel timer coprocessor.
+ *
+ * The chip keeps one busy bit per wheel slot and steps a pointer per level
+ * every tick; it interrupts only when a pointer reaches a busy slot. This
+ * driver keeps every timer in host memory: intrusive doubly linked lists per
+ * slot, absolute 64-bit deadlines, caller-allocated timers, no allocation.
+ *
+ *   tw_geometry g;  tw_probe(dev, &g);
+ *   void *mem = malloc(tw_mem_size(&g));
+ *   tw_wheel w;     tw_init(&w, dev, mem, tw_mem_size(&g), &cfg);
+ *   tw_timer t;     tw_timer_init(&t, on_expiry, arg);
+ *   tw_start(&w, &t, 1000);           ... fires 1000 ticks from now
+ *   tw_advance(&w, 5000, 64);         virtual time: run 5000 ticks
+ *   tw_service(&w, 64);               real time: handle pending expiries
+ *
+ * Every call returns 0 (or a count) on success and a negative TW_E* code on
+ * failure; tw_strerror() names it. Nothing here is thread-safe: one wheel,
+ * one thread (callbacks run on it).
+ */
+#ifndef TICKWHEEL_H
+#define TICKWHEEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tw_dev.h"
+#include "tw_err.h"
+
+typedef struct tw_list {
+    struct tw_list *next, *prev;
+} tw_list;
+
+typedef struct tw_timer tw_timer;
+/* Runs once per expiry; `now` is the chip tick at which the timer fired.
+ * It may start, stop or re-arm any timer, itself included. */
+typedef void (*tw_callback)(tw_timer *timer, uint64_t now, void *arg);
+
+/* Caller-allocated; its fields are the driver's. */
+struct tw_timer {
+    tw_list link;
+    uint64_t deadline;
+    tw_callback callback;
+    void *arg;
+    uint32_t magic;
+    uint32_t where; /* idle, expired, or 2 + slot index */
+};
+
+typedef struct tw_geometry {
+    unsigned levels;     /* m */
+    unsigned slot_bits;  /* b: 2^b slots per level */
+    unsigned fifo_log2;
+    unsigned tick_bits;
+} tw_geometry;
+
+enum tw_time_source {
+    TW_TIME_VIRTUAL = 0,  /* time moves only by tw_advance(): exact ticks */
+    TW_TIME_INTERNAL = 1, /* chip's prescaler: one tick every prescale+1 cycles */
+    TW_TIME_EXTERNAL = 2, /* chip's external tick input */
+};
+
+typedef struct tw_config {
+    enum tw_time_source source;
+    uint32_t prescale;
+} tw_config;
+
+typedef struct tw_stats {
+    uint64_t started, stopped, fired;
+    uint64_t events;          /* events read from the chip */
+    uint64_t empty_events;    /* events for a slot with no timer left (after stops) */
+    uint64_t late_events;     /* events the chip reported at arm time */
+    uint64_t bad_events;      /* impossible events: counted, never used */
+    uint64_t overflows;       /* FIFO overflows recovered */
+    uint64_t resyncs;         /* full sweeps of the wheel */
+    uint64_t cascades;        /* timers moved to another slot by an event */
+    uint64_t arms, clears;    /* bitmap commands sent */
+} tw_stats;
+
+typedef struct tw_wheel {
+    tw_dev *dev;
+    tw_geometry geo;
+    enum tw_time_source source;
+    uint32_t slot_mask;
+    size_t nslots;          /* levels << slot_bits */
+    tw_list *slots;         /* one list head per slot (caller memory) */
+    uint64_t *armed;        /* mirror of the chip's busy bits (caller memory) */
+    tw_list expired;        /* due timers whose callbacks have not run */
+    uint64_t now;           /* <= chip time, >= every event handled */
+    uint64_t adv_target;    /* virtual time: where tw_advance is heading */
+    uint64_t adv_issued;    /* virtual time: ticks requested from the chip so far */
+    uint32_t arm_hi;        /* last value written to ARM_HI */
+    int arm_hi_known;
+    int in_callbacks;
+    int need_resync;        /* a bus error or bad event: sweep before trusting events */
+    size_t pending;         /* timers started and not yet fired or stopped */
+    tw_stats stats;
+} tw_wheel;
+
+const char *tw_strerror(int err);
+
+/* Reads the chip's ID, version and geometry. */
+int tw_probe(tw_dev *dev, tw_geometry *geo);
+/* Bytes of caller memory tw_init needs for this geometry. */
+size_t tw_mem_size(const tw_geometry *geo);
+/* Probes the chip, clears its bitmap, starts its clock source. */
+int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_config *cfg);
+
+int tw_timer_init(tw_timer *t, tw_callback cb, void *arg);
+/* Fire `ticks` after now (0: at the next service). Re-arms a pending timer. */
+int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks);
+/* 1 if the timer was pending (it will not fire), 0 if it was not. */
+int tw_stop(tw_wheel *w, tw_timer *t);
+/* 1 if pending, 0 if not, TW_ECORRUPT for a damaged timer. */
+int tw_pending(const tw_timer *t);
+/* Handles the chip's pending events and runs at most `budget` callbacks;
+ * returns how many ran. Later calls resume where this one stopped. */
+int tw_service(tw_wheel *w, unsigned budget);
+/* Virtual time: moves time forward by `ticks`, running every expiry at its
+ * exact tick, at most `budget` callbacks; returns how many ran. If the budget
+ * runs out first, time stops there; tw_advance(w, 0, budget) continues. */
+int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget);
+/* The chip's current tick (read from the chip in real time). */
+int tw_now(tw_wheel *w, uint64_t *now);
+/* Timers pending (in slots or expired, not yet called back). */
+size_t tw_count_pending(const tw_wheel *w);
+
+#endif

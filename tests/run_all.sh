@@ -1,0 +1,42 @@
+#!/bin/sh
+# Runs every check and ends with one line "N passed, M failed".
+# Each check prints lines "ok NAME" or "FAIL NAME: why"; whole steps that
+# produce no such lines (lint, generated files) count as one check each.
+BUILD=${BUILD:-build}
+GEOMETRIES=${GEOMETRIES:-4_8_4}
+SEED=${SEED:-$(date +%s)}
+LOG=$BUILD/test.log
+mkdir -p "$BUILD"
+: > "$LOG"
+
+step() { # name command...
+    name=$1; shift
+    echo "== $name" >> "$LOG"
+    if "$@" >> "$LOG" 2>&1; then echo "ok $name"; else echo "FAIL $name (see $LOG)"; fi
+}
+
+lines() { # command whose output carries ok/FAIL lines
+    out=$("$@" 2>&1); rc=$?
+    printf '%s\n' "$out" >> "$LOG"
+    printf '%s\n' "$out" | grep -E '^(ok|FAIL|#) '
+    if [ $rc -ne 0 ] && ! printf '%s\n' "$out" | grep -q '^FAIL '; then
+        echo "FAIL $* (exit $rc, see $LOG)"
+    fi
+}
+
+{
+    echo "# seed $SEED (replay: make test SEED=$SEED)"
+    step generated-files-fresh make -s check-regs
+    step verilator-lint make -s lint
+    lines sh tests/rtl/run.sh "$BUILD/rtl"
+    for g in $GEOMETRIES; do
+        lines "$BUILD/tests/test-$g" --seed "$SEED"
+    done
+    step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
+    step sim-bad-option sh -c "! $BUILD/tw-sim --timers -5 2>/dev/null"
+} | tee "$BUILD/test.out"
+
+passed=$(grep -c '^ok ' "$BUILD/test.out")
+failed=$(grep -c '^FAIL ' "$BUILD/test.out")
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,518 @@
+/* Driver tests: the same suite runs on every device backend. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tw_regs.h"
+#include "tw_test.h"
+
+typedef struct probe {
+    tw_timer timer;
+    int fired;
+    uint64_t fired_at;
+    uint64_t deadline; /* virtual time: exact; real time: earliest allowed */
+    uint64_t latest;   /* real time: one tick of rounding plus the start's own duration */
+} probe;
+
+static void on_fire(tw_timer *t, uint64_t now, void *arg)
+{
+    probe *p = arg;
+    (void)t;
+    p->fired++;
+    p->fired_at = now;
+}
+
+static uint64_t now_of(tw_fixture *f)
+{
+    uint64_t now = 0;
+    CHECK_OK(tw_now(&f->wheel, &now));
+    return now;
+}
+
+static void start_probe(tw_fixture *f, probe *p, uint64_t ticks)
+{
+    uint64_t before = now_of(f);
+    memset(p, 0, sizeof *p);
+    CHECK_OK(tw_timer_init(&p->timer, on_fire, p));
+    CHECK_OK(tw_start(&f->wheel, &p->timer, ticks));
+    /* In real time a start lands somewhere inside a tick, so the driver
+     * rounds up by one: never less than `ticks` whole ticks. */
+    int real = f->wheel.source != TW_TIME_VIRTUAL;
+    p->deadline = before + ticks + (real && ticks ? 1 : 0);
+    p->latest = now_of(f) + ticks + 1;
+}
+
+static int open_virtual(tw_fixture *f, const tw_backend *b)
+{
+    int rc = tw_fixture_open(f, b, TW_TIME_VIRTUAL, 0);
+    CHECK_OK(rc);
+    return rc;
+}
+
+/* Intervals around every level boundary of this geometry. */
+static size_t boundary_intervals(const tw_wheel *w, uint64_t *out, size_t max)
+{
+    size_t n = 0;
+    uint64_t base[] = {1, 2, 3, 7};
+    for (size_t i = 0; i < sizeof base / sizeof base[0] && n < max; i++)
+        out[n++] = base[i];
+    for (unsigned k = 1; k <= w->geo.levels && k * w->geo.slot_bits < 20; k++) {
+        uint64_t edge = UINT64_C(1) << (k * w->geo.slot_bits);
+        uint64_t around[] = {edge - 1, edge, edge + 1, 2 * edge + 3, 3 * edge - 1};
+        for (size_t i = 0; i < 5 && n < max; i++)
+            out[n++] = around[i];
+    }
+    return n;
+}
+
+static void test_probe_geometry(const tw_backend *b)
+{
+    tw_fixture f;
+    tw_geometry g;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    CHECK_OK(tw_probe(&f.dev, &g));
+    CHECK_EQ(g.levels, b->cfg.levels);
+    CHECK_EQ(g.slot_bits, b->cfg.slot_bits);
+    CHECK_EQ(g.fifo_log2, b->cfg.fifo_log2);
+    CHECK_EQ(g.tick_bits, 48);
+    CHECK_EQ(now_of(&f), 0);
+out:
+    tw_fixture_close(&f);
+}
+
+/* Every interval fires exactly once, at exactly start + interval. */
+static void test_exact_tick(const tw_backend *b)
+{
+    tw_fixture f;
+    uint64_t iv[32];
+    probe p[32];
+    size_t n;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    /* Start at an awkward offset so slot fields are not all zero. */
+    CHECK_OK(tw_advance(&f.wheel, 77, 1000));
+    n = boundary_intervals(&f.wheel, iv, 32);
+    for (size_t i = 0; i < n; i++)
+        start_probe(&f, &p[i], iv[i]);
+    uint64_t last = 0;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].deadline > last)
+            last = p[i].deadline;
+    /* Advance in uneven steps: firing must not depend on step size. */
+    while (now_of(&f) < last + 5) {
+        uint64_t now = now_of(&f);
+        for (size_t i = 0; i < n; i++) {
+            CHECK(p[i].fired == (p[i].deadline <= now));
+            CHECK_EQ(tw_pending(&p[i].timer), p[i].deadline > now);
+        }
+        CHECK_OK(tw_advance(&f.wheel, 1 + now % 97, 1000));
+        if (tw_test_failed)
+            break;
+    }
+    for (size_t i = 0; i < n; i++) {
+        CHECK_EQ(p[i].fired, 1);
+        CHECK_EQ(p[i].fired_at, p[i].deadline);
+    }
+    CHECK_EQ(tw_count_pending(&f.wheel), 0);
+out:
+    tw_fixture_close(&f);
+}
+
+static void test_stop(const tw_backend *b)
+{
+    tw_fixture f;
+    probe a, c;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    start_probe(&f, &a, 50);
+    start_probe(&f, &c, 50);
+    CHECK_EQ(tw_stop(&f.wheel, &a.timer), 1);
+    CHECK_EQ(tw_stop(&f.wheel, &a.timer), 0);
+    CHECK_EQ(tw_pending(&a.timer), 0);
+    CHECK_OK(tw_advance(&f.wheel, 100, 100));
+    CHECK_EQ(a.fired, 0);
+    CHECK_EQ(c.fired, 1);
+    CHECK_EQ(tw_stop(&f.wheel, &c.timer), 0); /* already fired */
+    /* Stop the only timer of a slot: the slot's next visit finds it empty. */
+    start_probe(&f, &a, 10);
+    CHECK_EQ(tw_stop(&f.wheel, &a.timer), 1);
+    CHECK_OK(tw_advance(&f.wheel, 20, 100));
+    CHECK_EQ(a.fired, 0);
+    CHECK(f.wheel.stats.empty_events >= 1);
+    /* Restart a stopped timer and a fired one. */
+    CHECK_OK(tw_start(&f.wheel, &a.timer, 5));
+    CHECK_OK(tw_start(&f.wheel, &c.timer, 6));
+    CHECK_OK(tw_advance(&f.wheel, 6, 100));
+    CHECK_EQ(a.fired, 1);
+    CHECK_EQ(c.fired, 2);
+out:
+    tw_fixture_close(&f);
+}
+
+/* Re-arming a pending timer moves its deadline; it fires once, at the new one. */
+static void test_rearm(const tw_backend *b)
+{
+    tw_fixture f;
+    probe p;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    start_probe(&f, &p, 30);
+    CHECK_OK(tw_advance(&f.wheel, 10, 100));
+    CHECK_OK(tw_start(&f.wheel, &p.timer, 500)); /* later */
+    CHECK_OK(tw_advance(&f.wheel, 100, 100));
+    CHECK_EQ(p.fired, 0);
+    CHECK_OK(tw_start(&f.wheel, &p.timer, 5)); /* earlier */
+    CHECK_OK(tw_advance(&f.wheel, 1000, 100));
+    CHECK_EQ(p.fired, 1);
+    CHECK_EQ(p.fired_at, 115);
+out:
+    tw_fixture_close(&f);
+}
+
+/* Callbacks that start and stop timers, themselves included. */
+typedef struct reentry {
+    tw_fixture *f;
+    tw_timer self, victim, child, zero;
+    int self_runs, victim_runs, child_runs, zero_runs;
+    uint64_t child_at, zero_at, last_self_at;
+    int period_ok;
+} reentry;
+
+static void on_victim(tw_timer *t, uint64_t now, void *arg)
+{
+    (void)t;
+    (void)now;
+    ((reentry *)arg)->victim_runs++;
+}
+
+static void on_child(tw_timer *t, uint64_t now, void *arg)
+{
+    (void)t;
+    reentry *r = arg;
+    r->child_runs++;
+    r->child_at = now;
+}
+
+static void on_zero(tw_timer *t, uint64_t now, void *arg)
+{
+    (void)t;
+    reentry *r = arg;
+    r->zero_runs++;
+    r->zero_at = now;
+}
+
+static void on_self(tw_timer *t, uint64_t now, void *arg)
+{
+    reentry *r = arg;
+    tw_wheel *w = &r->f->wheel;
+    if (r->self_runs && now != r->last_self_at + 37)
+        r->period_ok = 0;
+    r->last_self_at = now;
+    r->self_runs++;
+    if (r->self_runs < 20)
+        tw_start(w, t, 37); /* periodic: re-arm itself */
+    if (r->self_runs == 2)
+        tw_start(w, &r->victim, 37); /* queued behind self for the next run */
+    if (r->self_runs == 3) {
+        /* The victim is due in this very tick and not yet run: stopping it wins. */
+        if (tw_stop(w, &r->victim) != 1)
+            r->period_ok = 0;
+        tw_start(w, &r->child, 1000);
+        tw_start(w, &r->zero, 0); /* due now: runs in this same service */
+    }
+    if (r->self_runs == 4)
+        tw_stop(w, t), tw_start(w, t, 37); /* stop then start itself */
+}
+
+static void test_reentrant(const tw_backend *b)
+{
+    tw_fixture f;
+    reentry r;
+    memset(&r, 0, sizeof r);
+    r.f = &f;
+    r.period_ok = 1;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    CHECK_OK(tw_timer_init(&r.self, on_self, &r));
+    CHECK_OK(tw_timer_init(&r.victim, on_victim, &r));
+    CHECK_OK(tw_timer_init(&r.child, on_child, &r));
+    CHECK_OK(tw_timer_init(&r.zero, on_zero, &r));
+    CHECK_OK(tw_start(&f.wheel, &r.self, 37));
+    CHECK_OK(tw_advance(&f.wheel, 3000, 1000));
+    CHECK_EQ(r.self_runs, 20);
+    CHECK(r.period_ok);
+    CHECK_EQ(r.last_self_at, 20 * 37);
+    CHECK_EQ(r.victim_runs, 0);
+    CHECK_EQ(r.zero_runs, 1);
+    CHECK_EQ(r.zero_at, 3 * 37);
+    CHECK_EQ(r.child_runs, 1);
+    CHECK_EQ(r.child_at, 3 * 37 + 1000);
+    CHECK_EQ(tw_count_pending(&f.wheel), 0);
+out:
+    tw_fixture_close(&f);
+}
+
+/* A budget caps callbacks per call; time holds until the rest have run. */
+static void test_budget(const tw_backend *b)
+{
+    tw_fixture f;
+    probe p[10];
+    int total = 0, rc;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    for (int i = 0; i < 10; i++)
+        start_probe(&f, &p[i], 40);
+    probe later;
+    start_probe(&f, &later, 41);
+    rc = tw_advance(&f.wheel, 100, 3);
+    CHECK_EQ(rc, 3);
+    CHECK_EQ(now_of(&f), 40); /* held at the tick whose callbacks are pending */
+    CHECK_EQ(later.fired, 0);
+    total += rc;
+    while (total < 11) {
+        rc = tw_advance(&f.wheel, 0, 3);
+        CHECK(rc > 0 && rc <= 3);
+        if (rc <= 0)
+            break;
+        total += rc;
+        CHECK(now_of(&f) == 40 || total == 11);
+    }
+    CHECK_EQ(total, 11);
+    CHECK_EQ(later.fired_at, 41);
+    CHECK_EQ(now_of(&f), 100);
+    for (int i = 0; i < 10; i++)
+        CHECK_EQ(p[i].fired_at, 40);
+    /* tw_service has the same budget rule. */
+    for (int i = 0; i < 5; i++)
+        start_probe(&f, &p[i], 0);
+    CHECK_EQ(tw_service(&f.wheel, 2), 2);
+    CHECK_EQ(tw_service(&f.wheel, 2), 2);
+    CHECK_EQ(tw_service(&f.wheel, 2), 1);
+    CHECK_EQ(tw_service(&f.wheel, 2), 0);
+out:
+    tw_fixture_close(&f);
+}
+
+/* Intervals many revolutions of the bottom level (and of the top, where cheap). */
+static void test_long_intervals(const tw_backend *b)
+{
+    tw_fixture f;
+    probe p[6];
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    uint64_t rev0 = UINT64_C(1) << f.wheel.geo.slot_bits;
+    unsigned top_bits = f.wheel.geo.levels * f.wheel.geo.slot_bits;
+    uint64_t top = top_bits < 20 ? UINT64_C(1) << top_bits : 0;
+    uint64_t iv[6] = {5 * rev0 + 3, 17 * rev0 - 1, 40 * rev0, 3, top ? 3 * top + 11 : 64 * rev0 + 1,
+                      top ? 7 * top - 1 : 2};
+    uint64_t last = 0;
+    CHECK_OK(tw_advance(&f.wheel, 123, 100));
+    for (int i = 0; i < 6; i++) {
+        start_probe(&f, &p[i], iv[i]);
+        if (p[i].deadline > last)
+            last = p[i].deadline;
+    }
+    CHECK_OK(tw_advance(&f.wheel, last + 10 - now_of(&f), 100));
+    for (int i = 0; i < 6; i++) {
+        CHECK_EQ(p[i].fired, 1);
+        CHECK_EQ(p[i].fired_at, p[i].deadline);
+    }
+    /* Hierarchy: at most m events per timer (no parked timers here). */
+    if (f.wheel.geo.levels > 1 && !top)
+        CHECK(f.wheel.stats.events <= 6 * f.wheel.geo.levels);
+out:
+    tw_fixture_close(&f);
+}
+
+/* Real time with a host too slow for the chip: the FIFO overflows, the driver
+ * rebuilds from its own lists, and nothing is lost or early. */
+static void test_overflow_recovery(const tw_backend *b)
+{
+    tw_fixture f;
+    enum { N = 300 };
+    probe *p = calloc(N, sizeof *p);
+    uint32_t v;
+    /* 100 cycles a tick: the starts (a few bus cycles each) finish long
+     * before the first deadline, and the sleep below spans them all. */
+    if (!p || tw_fixture_open(&f, b, TW_TIME_INTERNAL, 99) < 0) {
+        CHECK(0);
+        goto out;
+    }
+    /* Mask the interrupt while the "slow host" sleeps, as a stalled CPU would. */
+    CHECK_OK(tw_dev_write(&f.dev, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, 1)));
+    for (int i = 0; i < N; i++)
+        start_probe(&f, &p[i], 200 + 3 * (uint64_t)i);
+    tw_dev_wait_irq(&f.dev, 100 * (200 + 3 * N + 10));
+    CHECK_OK(tw_dev_read(&f.dev, TW_REG_STATUS, &v));
+    CHECK(TW_GET(TW_STATUS_OVERFLOW, v));
+    CHECK_OK(tw_dev_write(&f.dev, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, 1) | TW_CTRL_IRQ_EN_MASK));
+    int ran = 0;
+    for (int round = 0; round < 100 && ran < N; round++) {
+        int rc = tw_service(&f.wheel, 64);
+        CHECK(rc >= 0);
+        if (rc < 0)
+            break;
+        ran += rc;
+        tw_dev_wait_irq(&f.dev, 20000);
+    }
+    CHECK_EQ(ran, N);
+    CHECK(f.wheel.stats.overflows >= 1);
+    CHECK_OK(tw_dev_read(&f.dev, TW_REG_CNT_OVERFLOW, &v));
+    CHECK(v > 0);
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(p[i].fired, 1);
+        CHECK(p[i].fired_at >= p[i].deadline);
+    }
+out:
+    tw_fixture_close(&f);
+    free(p);
+}
+
+/* Real time through the prescaler: fires never early, late by at most the
+ * host's service latency. */
+static void test_realtime(const tw_backend *b)
+{
+    tw_fixture f;
+    probe p[20];
+    if (tw_fixture_open(&f, b, TW_TIME_INTERNAL, 9) < 0) {
+        CHECK(0);
+        goto out;
+    }
+    for (int i = 0; i < 20; i++)
+        start_probe(&f, &p[i], 100 + 13 * (uint64_t)i); /* after the last start returns */
+    int ran = 0;
+    for (int round = 0; round < 1000 && ran < 20; round++) {
+        tw_dev_wait_irq(&f.dev, 100000);
+        int rc = tw_service(&f.wheel, 100);
+        CHECK(rc >= 0);
+        if (rc < 0)
+            break;
+        ran += rc;
+    }
+    CHECK_EQ(ran, 20);
+    for (int i = 0; i < 20; i++) {
+        CHECK_EQ(p[i].fired, 1);
+        if (p[i].fired_at > p[i].latest + 1)
+            printf("# %d: deadline %llu latest %llu fired %llu\n", i, (unsigned long long)p[i].deadline,
+                   (unsigned long long)p[i].latest, (unsigned long long)p[i].fired_at);
+        CHECK(p[i].fired_at >= p[i].deadline);
+        CHECK(p[i].fired_at <= p[i].latest + 1);
+    }
+    CHECK_EQ(tw_advance(&f.wheel, 1, 1), TW_ESTATE);
+out:
+    tw_fixture_close(&f);
+}
+
+/* A device that answers with something else than a tickwheel. */
+static uint32_t fake_id;
+static int fake_read(void *ctx, uint32_t addr, uint32_t *v)
+{
+    (void)ctx;
+    *v = addr == TW_REG_ID ? fake_id : 0;
+    return 0;
+}
+static int fake_write(void *ctx, uint32_t addr, uint32_t v)
+{
+    (void)ctx, (void)addr, (void)v;
+    return 0;
+}
+static int dead_read(void *ctx, uint32_t addr, uint32_t *v)
+{
+    (void)ctx, (void)addr, (void)v;
+    return TW_EIO;
+}
+static int fake_wait(void *ctx, uint64_t n)
+{
+    (void)ctx, (void)n;
+    return 0;
+}
+
+static void test_bad_input(const tw_backend *b)
+{
+    tw_fixture f;
+    tw_timer t, garbage;
+    probe p;
+    char small[16];
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    tw_wheel *w = &f.wheel;
+    CHECK_EQ(tw_timer_init(NULL, on_fire, NULL), TW_EINVAL);
+    CHECK_EQ(tw_timer_init(&t, NULL, NULL), TW_EINVAL);
+    CHECK_EQ(tw_start(NULL, &t, 1), TW_EINVAL);
+    CHECK_EQ(tw_start(w, NULL, 1), TW_EINVAL);
+    CHECK_EQ(tw_stop(w, NULL), TW_EINVAL);
+    CHECK_EQ(tw_pending(NULL), TW_EINVAL);
+    memset(&garbage, 0xA5, sizeof garbage);
+    CHECK_EQ(tw_start(w, &garbage, 1), TW_ECORRUPT);
+    CHECK_EQ(tw_stop(w, &garbage), TW_ECORRUPT);
+    CHECK_EQ(tw_pending(&garbage), TW_ECORRUPT);
+    CHECK_EQ(tw_service(w, 0), TW_EINVAL);
+    CHECK_EQ(tw_advance(w, 1, 0), TW_EINVAL);
+    CHECK_EQ(tw_now(w, NULL), TW_EINVAL);
+
+    /* An impossible interval is refused and the timer keeps its old deadline. */
+    CHECK_OK(tw_advance(w, 1, 10));
+    start_probe(&f, &p, 9);
+    CHECK_EQ(tw_start(w, &p.timer, UINT64_MAX), TW_ERANGE);
+    CHECK_EQ(tw_pending(&p.timer), 1);
+    /* The longest possible interval is not an error. */
+    probe far;
+    start_probe(&f, &far, UINT64_MAX - 1);
+    CHECK_EQ(far.timer.deadline, UINT64_MAX);
+    CHECK_EQ(tw_stop(w, &far.timer), 1);
+    /* A timer whose links were overwritten is refused, not followed. */
+    probe q;
+    start_probe(&f, &q, 20);
+    tw_list *saved = q.timer.link.next;
+    q.timer.link.next = (tw_list *)&garbage;
+    CHECK_EQ(tw_stop(w, &q.timer), TW_ECORRUPT);
+    CHECK_EQ(tw_start(w, &q.timer, 5), TW_ECORRUPT);
+    q.timer.link.next = saved;
+    CHECK_OK(tw_advance(w, 30, 10));
+    CHECK_EQ(p.fired, 1);
+    CHECK_EQ(p.fired_at, 10);
+    CHECK_EQ(q.fired, 1);
+    CHECK_EQ(q.fired_at, q.deadline);
+
+    /* Too little memory, wrong device, dead device. */
+    tw_wheel w2;
+    tw_config cfg = {TW_TIME_VIRTUAL, 0};
+    CHECK_EQ(tw_init(&w2, &f.dev, small, sizeof small, &cfg), TW_ENOMEM);
+    cfg.source = (enum tw_time_source)7;
+    CHECK_EQ(tw_init(&w2, &f.dev, f.mem, 1 << 20, &cfg), TW_EINVAL);
+    tw_dev_ops fake_ops = {"fake", fake_read, fake_write, fake_wait, NULL, NULL, NULL, NULL};
+    tw_dev fake = {&fake_ops, NULL, 0, 0, 0, 0};
+    tw_geometry g;
+    fake_id = 0x12345678;
+    CHECK_EQ(tw_probe(&fake, &g), TW_ENODEV);
+    fake_id = TW_ID_MAGIC; /* right ID, but CAPS reads 0 and VERSION 0 */
+    CHECK_EQ(tw_probe(&fake, &g), TW_ENODEV);
+    fake_ops.read = dead_read;
+    CHECK_EQ(tw_probe(&fake, &g), TW_EIO);
+    CHECK(strcmp(tw_strerror(TW_ECORRUPT), tw_strerror(TW_ERANGE)) != 0);
+out:
+    tw_fixture_close(&f);
+}
+
+int tw_driver_suite(const tw_backend *b)
+{
+    static const struct {
+        const char *name;
+        void (*fn)(const tw_backend *);
+    } tests[] = {
+        {"probe_geometry", test_probe_geometry},
+        {"exact_tick", test_exact_tick},
+        {"stop", test_stop},
+        {"rearm", test_rearm},
+        {"reentrant_callbacks", test_reentrant},
+        {"budget_resumes", test_budget},
+        {"long_intervals", test_long_intervals},
+        {"overflow_recovery", test_overflow_recovery},
+        {"realtime_prescaler", test_realtime},
+        {"bad_input", test_bad_input},
+    };
+    int failed = 0;
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+        failed += !tw_test_run("driver", tests[i].name, tests[i].fn, b);
+    return failed;
+}

@@ -1,0 +1,74 @@
+/* One test binary per Verilated geometry: runs the driver suite and the
+ * randomised oracle test on the C model and on the Verilated RTL, both with
+ * the geometry this binary's RTL was built with.
+ *
+ *   test-L_B_F [--backend model|vl|all] [--suite driver|random|all]
+ *              [--seed N] [--ops N] [--trace FILE]
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "tw_regs.h"
+#include "tw_test.h"
+
+int tw_driver_suite(const tw_backend *b);
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops);
+
+static void usage(const char *prog)
+{
+    fprintf(stderr,
+            "usage: %s [--backend model|vl|all] [--suite driver|random|all] [--seed N] [--ops N]\n",
+            prog);
+    exit(2);
+}
+
+int main(int argc, char **argv)
+{
+    const char *backend = "all", *suite = "all";
+    uint64_t seed = (uint64_t)time(NULL);
+    long ops = 100000;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--backend") && i + 1 < argc)
+            backend = argv[++i];
+        else if (!strcmp(argv[i], "--suite") && i + 1 < argc)
+            suite = argv[++i];
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
+            ops = strtol(argv[++i], NULL, 0);
+        else
+            usage(argv[0]);
+    }
+    if (strcmp(backend, "model") && strcmp(backend, "vl") && strcmp(backend, "all"))
+        usage(argv[0]);
+
+    /* The RTL's geometry is fixed at Verilation: read it, give the model the same. */
+    tw_dev probe_dev;
+    tw_geometry g;
+    if (tw_vl_open(&probe_dev, NULL) < 0 || tw_probe(&probe_dev, &g) < 0) {
+        printf("FAIL setup: cannot open the Verilated model\n");
+        return 1;
+    }
+    tw_dev_close(&probe_dev);
+    tw_backend backends[2] = {
+        {"model", tw_model_open, {g.levels, g.slot_bits, g.fifo_log2, NULL}},
+        {"vl", tw_vl_open, {g.levels, g.slot_bits, g.fifo_log2, NULL}},
+    };
+    char names[2][64];
+    snprintf(names[0], sizeof names[0], "model-L%uB%uF%u", g.levels, g.slot_bits, g.fifo_log2);
+    snprintf(names[1], sizeof names[1], "vl-L%uB%uF%u", g.levels, g.slot_bits, g.fifo_log2);
+    backends[0].name = names[0];
+    backends[1].name = names[1];
+
+    int failed = 0;
+    for (int k = 0; k < 2; k++) {
+        if (strcmp(backend, "all") && strncmp(backends[k].name, backend, strlen(backend)))
+            continue;
+        if (!strcmp(suite, "all") || !strcmp(suite, "driver"))
+            failed += tw_driver_suite(&backends[k]);
+        if (!strcmp(suite, "all") || !strcmp(suite, "random"))
+            failed += !tw_random_run(&backends[k], seed, ops);
+    }
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,170 @@
+/* Seeded randomised comparison with an oracle: every expiry must happen at
+ * exactly its deadline (virtual time), once, and never after a stop.
+ * Replay a failure with the seed it prints. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tw_test.h"
+
+enum { NTIMERS = 512 };
+
+typedef struct oracle {
+    tw_fixture *f;
+    tw_rng rng;
+    tw_timer timers[NTIMERS];
+    int pending[NTIMERS];
+    uint64_t deadline[NTIMERS];
+    uint64_t fired, started, stopped;
+    unsigned level_bits; /* levels * slot_bits */
+    long errors;
+} oracle;
+
+static oracle *the_oracle; /* callbacks reach it through their arg; this is for checks */
+
+static uint64_t random_interval(oracle *o)
+{
+    unsigned b = o->f->wheel.geo.slot_bits;
+    uint64_t r = tw_rng_below(&o->rng, 100);
+    if (r < 5)
+        return 0;
+    if (r < 55)
+        return 1 + tw_rng_below(&o->rng, 64);
+    if (r < 85)
+        return 1 + tw_rng_below(&o->rng, UINT64_C(4) << b);
+    /* Past the top level where the geometry is small; long either way. */
+    return 1 + tw_rng_below(&o->rng, UINT64_C(1) << (o->level_bits < 20 ? o->level_bits + 2 : 20));
+}
+
+static void oracle_start(oracle *o, size_t i, uint64_t ticks)
+{
+    uint64_t now = 0;
+    tw_now(&o->f->wheel, &now);
+    int rc = tw_start(&o->f->wheel, &o->timers[i], ticks);
+    if (rc < 0) {
+        tw_test_fail(__FILE__, __LINE__, "tw_start: %s", tw_strerror(rc));
+        o->errors++;
+        return;
+    }
+    o->pending[i] = 1;
+    o->deadline[i] = now + ticks;
+    o->started++;
+}
+
+static void oracle_stop(oracle *o, size_t i)
+{
+    int rc = tw_stop(&o->f->wheel, &o->timers[i]);
+    if (rc != o->pending[i]) {
+        tw_test_fail(__FILE__, __LINE__, "tw_stop(timer %zu) = %d, oracle says pending=%d", i, rc,
+                     o->pending[i]);
+        o->errors++;
+    }
+    o->pending[i] = 0;
+    o->stopped++;
+}
+
+static void on_expiry(tw_timer *t, uint64_t now, void *arg)
+{
+    oracle *o = the_oracle;
+    size_t i = (size_t)(uintptr_t)arg;
+    (void)t;
+    if (!o->pending[i] || now != o->deadline[i]) {
+        tw_test_fail(__FILE__, __LINE__, "timer %zu fired at %llu: pending=%d deadline=%llu", i,
+                     (unsigned long long)now, o->pending[i], (unsigned long long)o->deadline[i]);
+        o->errors++;
+    }
+    o->pending[i] = 0;
+    o->fired++;
+    /* Re-entrant work from inside the callback. */
+    uint64_t r = tw_rng_below(&o->rng, 8);
+    if (r == 0)
+        oracle_start(o, i, random_interval(o));
+    else if (r == 1)
+        oracle_start(o, tw_rng_below(&o->rng, NTIMERS), random_interval(o));
+    else if (r == 2)
+        oracle_stop(o, tw_rng_below(&o->rng, NTIMERS));
+}
+
+/* After time has fully reached `now`, nothing due may still be pending. */
+static void check_nothing_due(oracle *o)
+{
+    uint64_t now = 0;
+    tw_now(&o->f->wheel, &now);
+    for (size_t i = 0; i < NTIMERS; i++)
+        if (o->pending[i] && o->deadline[i] <= now) {
+            tw_test_fail(__FILE__, __LINE__, "timer %zu due at %llu still pending at %llu", i,
+                         (unsigned long long)o->deadline[i], (unsigned long long)now);
+            o->errors++;
+            return;
+        }
+}
+
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops)
+{
+    tw_fixture f;
+    oracle *o = calloc(1, sizeof *o);
+    if (!o)
+        return 0;
+    tw_test_failed = 0;
+    tw_test_why[0] = 0;
+    printf("# random/%s: seed=%llu ops=%ld (replay: --seed %llu --ops %ld)\n", b->name,
+           (unsigned long long)seed, ops, (unsigned long long)seed, ops);
+    if (tw_fixture_open(&f, b, TW_TIME_VIRTUAL, 0) < 0) {
+        tw_test_fail(__FILE__, __LINE__, "cannot open backend");
+        goto out;
+    }
+    o->f = &f;
+    o->rng.s = seed;
+    o->level_bits = f.wheel.geo.levels * f.wheel.geo.slot_bits;
+    the_oracle = o;
+    for (size_t i = 0; i < NTIMERS; i++)
+        tw_timer_init(&o->timers[i], on_expiry, (void *)(uintptr_t)i);
+
+    for (long op = 0; op < ops && !o->errors; op++) {
+        uint64_t r = tw_rng_below(&o->rng, 100);
+        size_t i = tw_rng_below(&o->rng, NTIMERS);
+        if (r < 45) {
+            oracle_start(o, i, random_interval(o));
+        } else if (r < 65) {
+            oracle_stop(o, i);
+        } else if (r < 95) {
+            int rc = tw_advance(&f.wheel, 1 + tw_rng_below(&o->rng, 48), 100000);
+            if (rc < 0) {
+                tw_test_fail(__FILE__, __LINE__, "tw_advance: %s", tw_strerror(rc));
+                break;
+            }
+            check_nothing_due(o);
+        } else {
+            /* A small budget: time may stop early; a later call finishes. */
+            int rc = tw_advance(&f.wheel, tw_rng_below(&o->rng, 200), 1 + (unsigned)tw_rng_below(&o->rng, 3));
+            if (rc < 0) {
+                tw_test_fail(__FILE__, __LINE__, "tw_advance(budget): %s", tw_strerror(rc));
+                break;
+            }
+        }
+    }
+    /* Finish: run every pending budget, then check the end state. */
+    while (!o->errors && tw_advance(&f.wheel, 0, 100000) > 0)
+        ;
+    check_nothing_due(o);
+    size_t live = 0;
+    for (size_t i = 0; i < NTIMERS; i++)
+        live += (size_t)o->pending[i];
+    if (live != tw_count_pending(&f.wheel))
+        tw_test_fail(__FILE__, __LINE__, "driver counts %zu pending, oracle %zu",
+                     tw_count_pending(&f.wheel), live);
+    printf("# random/%s: started=%llu stopped=%llu fired=%llu events=%llu now=%llu\n", b->name,
+           (unsigned long long)o->started, (unsigned long long)o->stopped,
+           (unsigned long long)o->fired, (unsigned long long)f.wheel.stats.events,
+           (unsigned long long)f.wheel.now);
+    if (o->fired == 0)
+        tw_test_fail(__FILE__, __LINE__, "nothing fired: the workload is broken");
+out:
+    tw_fixture_close(&f);
+    free(o);
+    if (tw_test_failed)
+        printf("FAIL random/%s/oracle: seed=%llu: %s\n", b->name, (unsigned long long)seed, tw_test_why);
+    else
+        printf("ok random/%s/oracle\n", b->name);
+    fflush(stdout);
+    return !tw_test_failed;
+}

@@ -1,0 +1,72 @@
+#include "tw_test.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int tw_test_failed;
+char tw_test_why[512];
+
+void tw_test_fail(const char *file, int line, const char *fmt, ...)
+{
+    if (tw_test_failed++ == 0) {
+        int n = snprintf(tw_test_why, sizeof tw_test_why, "%s:%d: ", file, line);
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(tw_test_why + n, sizeof tw_test_why - (size_t)n, fmt, ap);
+        va_end(ap);
+    }
+}
+
+int tw_fixture_open(tw_fixture *f, const tw_backend *b, enum tw_time_source src, uint32_t prescale)
+{
+    tw_geometry g;
+    tw_config cfg = {src, prescale};
+    int rc;
+    memset(f, 0, sizeof *f);
+    rc = b->open(&f->dev, &b->cfg);
+    if (rc < 0)
+        return rc;
+    rc = tw_probe(&f->dev, &g);
+    if (rc < 0)
+        return rc;
+    f->mem = malloc(tw_mem_size(&g));
+    if (!f->mem)
+        return TW_ENOMEM;
+    return tw_init(&f->wheel, &f->dev, f->mem, tw_mem_size(&g), &cfg);
+}
+
+void tw_fixture_close(tw_fixture *f)
+{
+    if (f->dev.ops)
+        tw_dev_close(&f->dev);
+    free(f->mem);
+    f->mem = NULL;
+}
+
+int tw_test_run(const char *suite, const char *name, void (*fn)(const tw_backend *), const tw_backend *b)
+{
+    tw_test_failed = 0;
+    tw_test_why[0] = 0;
+    fn(b);
+    if (tw_test_failed)
+        printf("FAIL %s/%s/%s: %s (%d failed checks)\n", suite, b->name, name, tw_test_why,
+               tw_test_failed);
+    else
+        printf("ok %s/%s/%s\n", suite, b->name, name);
+    fflush(stdout);
+    return !tw_test_failed;
+}
+
+uint64_t tw_rng_next(tw_rng *r)
+{
+    uint64_t z = (r->s += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+uint64_t tw_rng_below(tw_rng *r, uint64_t n)
+{
+    return n ? tw_rng_next(r) % n : 0;
+}
