@@ -122,7 +122,7 @@ lint: | $(BUILD)/.deps
 	@echo "lint: clean"
 
 test: $(TEST_BINS) $(BUILD)/tw-sim | $(BUILD)/.deps
-	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" sh tests/run_all.sh
+	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
 
 clean:
 	rm -rf build
