@@ -3,6 +3,7 @@
 #   make sim TRACE=1    ... and write a waveform (build/sim.fst)
 #   make test           every check; ends with "N passed, M failed"
 #   make lint           Verilator -Wall on all RTL
+#   make bench          benchmarks, CSV in bench/results/
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
 #   make clean
@@ -42,7 +43,9 @@ DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-d
 LIB_SRC      := host/tickwheel.c host/tw_model.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs clean
+.PHONY: all deps sim test lint regs check-regs bench clean
+# Keep objects that pattern chains would otherwise delete and rebuild each run.
+.SECONDARY:
 all: $(BUILD)/tw-sim
 
 # ------------------------------------------------------------------ deps
@@ -104,6 +107,14 @@ $(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(
 SIM_ARGS ?=
 sim: $(BUILD)/tw-sim
 	$(BUILD)/tw-sim $(if $(filter 1,$(TRACE)),--trace $(BUILD)/sim.fst) $(SIM_ARGS)
+
+# ------------------------------------------------------------------ bench
+$(BUILD)/bench-micro: $(BUILD)/bench/micro.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO))
+	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
+
+bench: $(BUILD)/bench-micro
+	@mkdir -p bench/results
+	$(BUILD)/bench-micro | tee bench/results/micro.csv
 
 # ------------------------------------------------------------------ tests
 TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \

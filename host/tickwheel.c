@@ -259,7 +259,8 @@ static int insert(tw_wheel *w, tw_timer *t)
     return 0;
 }
 
-int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
+/* Validates the call and brings the driver's time up to date. */
+static int start_prologue(tw_wheel *w, tw_timer *t)
 {
     int rc;
     if (!w || !w->slots)
@@ -267,22 +268,86 @@ int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
     rc = timer_check(w, t);
     if (rc < 0)
         return rc;
-    rc = sync_now(w);
-    if (rc < 0)
-        return rc;
-    /* In real time the start lands somewhere inside tick `now`: round up, so
-     * the timer never runs for less than `ticks` whole ticks. */
+    return sync_now(w);
+}
+
+/* In real time a start lands somewhere inside tick `now`: deadlines round up
+ * by one, so a timer never runs for less than its interval in whole ticks. */
+static int deadline_after(const tw_wheel *w, uint64_t ticks, uint64_t *deadline)
+{
     uint64_t partial = (w->source != TW_TIME_VIRTUAL && ticks) ? 1 : 0;
     if (ticks > UINT64_MAX - w->now - partial)
         return TW_ERANGE;
+    *deadline = w->now + ticks + partial;
+    return 0;
+}
+
+static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
+{
+    w->stats.started++;
+    if (t->where >= WHERE_SLOT0 && deadline >= t->deadline) {
+        /* Later deadline: the slot's next visit comes no later than the old
+         * deadline, and that visit places the timer again. No bus traffic. */
+        t->deadline = deadline;
+        w->stats.lazy_rearms++;
+        return 0;
+    }
     if (t->where != WHERE_IDLE)
         list_unlink(&t->link);
     else
         w->pending++;
-    t->deadline = w->now + ticks + partial;
-    w->stats.started++;
+    t->deadline = deadline;
     /* On a bus error the timer is still queued; need_resync re-arms it. */
     return insert(w, t);
+}
+
+int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
+{
+    uint64_t deadline;
+    int rc = start_prologue(w, t);
+    if (rc == 0)
+        rc = deadline_after(w, ticks, &deadline);
+    return rc < 0 ? rc : start_at(w, t, deadline);
+}
+
+/* Does placing deadline d at time h reach it without a cascade? Only if d
+ * sits on a slot boundary of the level it is placed at. */
+static int fires_without_cascade(const tw_wheel *w, uint64_t d, uint64_t h)
+{
+    unsigned level = (63u - (unsigned)__builtin_clzll(d ^ h)) / w->geo.slot_bits;
+    return level < w->geo.levels && (d & ((UINT64_C(1) << (level * w->geo.slot_bits)) - 1)) == 0;
+}
+
+int tw_start_range(tw_wheel *w, tw_timer *t, uint64_t min_ticks, uint64_t max_ticks)
+{
+    uint64_t lo, hi;
+    int rc = start_prologue(w, t);
+    if (rc < 0)
+        return rc;
+    if (min_ticks > max_ticks)
+        return TW_EINVAL;
+    rc = deadline_after(w, min_ticks, &lo);
+    if (rc == 0)
+        rc = deadline_after(w, max_ticks, &hi);
+    if (rc < 0)
+        return rc;
+    if (t->where != WHERE_IDLE && t->deadline >= lo && t->deadline <= hi) {
+        w->stats.range_kept++;
+        return 0;
+    }
+    /* The latest deadline in [lo, hi] that fires straight from its slot:
+     * the end of the range rounded down to ever coarser slot boundaries. */
+    uint64_t deadline = hi;
+    for (unsigned k = 0; k < w->geo.levels; k++) {
+        uint64_t d = hi & ~((UINT64_C(1) << (k * w->geo.slot_bits)) - 1);
+        if (d < lo || d <= w->now)
+            break;
+        if (fires_without_cascade(w, d, w->now)) {
+            deadline = d;
+            break;
+        }
+    }
+    return start_at(w, t, deadline);
 }
 
 int tw_stop(tw_wheel *w, tw_timer *t)
@@ -548,6 +613,15 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
         if (idle_waits > 3)
             return TW_ETIMEDOUT;
     }
+}
+
+int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget)
+{
+    if (!w || !w->slots)
+        return TW_EINVAL;
+    if (tick < w->adv_target)
+        return TW_EINVAL; /* time never goes back */
+    return tw_advance(w, tick - w->adv_target, budget);
 }
 
 int tw_now(tw_wheel *w, uint64_t *now)

@@ -72,6 +72,8 @@ typedef struct tw_stats {
     uint64_t overflows;       /* FIFO overflows recovered */
     uint64_t resyncs;         /* full sweeps of the wheel */
     uint64_t cascades;        /* timers moved to another slot by an event */
+    uint64_t lazy_rearms;     /* re-arms to a later deadline, left in place */
+    uint64_t range_kept;      /* range starts already satisfied */
     uint64_t arms, clears;    /* bitmap commands sent */
 } tw_stats;
 
@@ -107,6 +109,11 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
 int tw_timer_init(tw_timer *t, tw_callback cb, void *arg);
 /* Fire `ticks` after now (0: at the next service). Re-arms a pending timer. */
 int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks);
+/* Fire anywhere in [now + min_ticks, now + max_ticks]. Does nothing if the
+ * timer is already pending inside that range; otherwise picks the latest
+ * deadline in range that fires without a cascade (a slot boundary of the
+ * level it lands on), or the end of the range if none does. */
+int tw_start_range(tw_wheel *w, tw_timer *t, uint64_t min_ticks, uint64_t max_ticks);
 /* 1 if the timer was pending (it will not fire), 0 if it was not. */
 int tw_stop(tw_wheel *w, tw_timer *t);
 /* 1 if pending, 0 if not, TW_ECORRUPT for a damaged timer. */
@@ -118,6 +125,8 @@ int tw_service(tw_wheel *w, unsigned budget);
  * exact tick, at most `budget` callbacks; returns how many ran. If the budget
  * runs out first, time stops there; tw_advance(w, 0, budget) continues. */
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget);
+/* Virtual time: tw_advance to an absolute tick (not before the last target). */
+int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget);
 /* The chip's current tick (read from the chip in real time). */
 int tw_now(tw_wheel *w, uint64_t *now);
 /* Timers pending (in slots or expired, not yet called back). */

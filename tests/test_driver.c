@@ -169,6 +169,66 @@ out:
     tw_fixture_close(&f);
 }
 
+/* Range starts pick a slot boundary so the timer fires without a cascade,
+ * as late as the range allows, and leave a timer already in range alone. */
+static void test_range(const tw_backend *b)
+{
+    tw_fixture f;
+    probe p;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    tw_wheel *w = &f.wheel;
+    uint64_t unit = UINT64_C(1) << w->geo.slot_bits;
+    CHECK_OK(tw_advance(w, 3, 10));
+    memset(&p, 0, sizeof p);
+    CHECK_OK(tw_timer_init(&p.timer, on_fire, &p));
+    /* A range spanning a bottom-level revolution boundary. */
+    uint64_t lo = 3 + 2 * unit + 5, hi = 3 + 3 * unit + 1;
+    CHECK_OK(tw_start_range(w, &p.timer, lo - 3, hi - 3));
+    uint64_t d = p.timer.deadline;
+    CHECK(d >= lo && d <= hi);
+    if (w->geo.levels > 1 && 3 * unit < (UINT64_C(1) << (w->geo.levels * w->geo.slot_bits)))
+        CHECK_EQ(d, 3 * unit); /* the boundary, not the end of the range */
+    /* Already pending inside a new range: nothing changes. */
+    uint64_t kept = w->stats.range_kept;
+    CHECK_OK(tw_start_range(w, &p.timer, d - 3 - 1, d - 3 + 10));
+    CHECK_EQ(p.timer.deadline, d);
+    CHECK_EQ(w->stats.range_kept, kept + 1);
+    uint64_t cascades = w->stats.cascades;
+    CHECK_OK(tw_advance_to(w, hi + 1, 10));
+    CHECK_EQ(p.fired, 1);
+    CHECK_EQ(p.fired_at, d);
+    if (w->geo.levels > 1 && 3 * unit < (UINT64_C(1) << (w->geo.levels * w->geo.slot_bits)))
+        CHECK_EQ(w->stats.cascades, cascades);
+    /* A point range is an exact start; an inverted one is refused. */
+    CHECK_OK(tw_start_range(w, &p.timer, 7, 7));
+    CHECK_EQ(p.timer.deadline, hi + 1 + 7);
+    CHECK_EQ(tw_start_range(w, &p.timer, 8, 7), TW_EINVAL);
+    CHECK_EQ(tw_advance_to(w, 0, 10), TW_EINVAL);
+out:
+    tw_fixture_close(&f);
+}
+
+/* Re-arming to a later deadline leaves the timer in place: no bus traffic. */
+static void test_lazy_rearm(const tw_backend *b)
+{
+    tw_fixture f;
+    probe p;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    start_probe(&f, &p, 100);
+    uint64_t bus = f.dev.reads + f.dev.writes;
+    for (uint64_t i = 1; i <= 50; i++)
+        CHECK_OK(tw_start(&f.wheel, &p.timer, 100 + i * 7));
+    CHECK_EQ(f.dev.reads + f.dev.writes, bus);
+    CHECK_EQ(f.wheel.stats.lazy_rearms, 50);
+    CHECK_OK(tw_advance(&f.wheel, 1000, 10));
+    CHECK_EQ(p.fired, 1);
+    CHECK_EQ(p.fired_at, 450);
+out:
+    tw_fixture_close(&f);
+}
+
 /* Callbacks that start and stop timers, themselves included. */
 typedef struct reentry {
     tw_fixture *f;
@@ -504,6 +564,8 @@ int tw_driver_suite(const tw_backend *b)
         {"exact_tick", test_exact_tick},
         {"stop", test_stop},
         {"rearm", test_rearm},
+        {"lazy_rearm", test_lazy_rearm},
+        {"range_start", test_range},
         {"reentrant_callbacks", test_reentrant},
         {"budget_resumes", test_budget},
         {"long_intervals", test_long_intervals},

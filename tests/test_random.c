@@ -50,6 +50,28 @@ static void oracle_start(oracle *o, size_t i, uint64_t ticks)
     o->started++;
 }
 
+/* A range start: the timer keeps its deadline if already inside the range,
+ * otherwise gets one inside it; the expiry check then holds it to that tick. */
+static void oracle_start_range(oracle *o, size_t i, uint64_t a, uint64_t b)
+{
+    uint64_t now = 0;
+    tw_now(&o->f->wheel, &now);
+    int in_range = o->pending[i] && o->deadline[i] >= now + a && o->deadline[i] <= now + b;
+    uint64_t before = o->timers[i].deadline;
+    int rc = tw_start_range(&o->f->wheel, &o->timers[i], a, b);
+    uint64_t d = o->timers[i].deadline;
+    if (rc < 0 || d < now + a || d > now + b || (in_range && d != before)) {
+        tw_test_fail(__FILE__, __LINE__, "tw_start_range(timer %zu, %llu, %llu) at %llu: rc=%d deadline %llu",
+                     i, (unsigned long long)a, (unsigned long long)b, (unsigned long long)now, rc,
+                     (unsigned long long)d);
+        o->errors++;
+        return;
+    }
+    o->pending[i] = 1;
+    o->deadline[i] = d;
+    o->started++;
+}
+
 static void oracle_stop(oracle *o, size_t i)
 {
     int rc = tw_stop(&o->f->wheel, &o->timers[i]);
@@ -122,8 +144,11 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops)
     for (long op = 0; op < ops && !o->errors; op++) {
         uint64_t r = tw_rng_below(&o->rng, 100);
         size_t i = tw_rng_below(&o->rng, NTIMERS);
-        if (r < 45) {
+        if (r < 35) {
             oracle_start(o, i, random_interval(o));
+        } else if (r < 45) {
+            uint64_t a = random_interval(o);
+            oracle_start_range(o, i, a, a + random_interval(o));
         } else if (r < 65) {
             oracle_stop(o, i);
         } else if (r < 95) {
