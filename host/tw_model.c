@@ -234,16 +234,18 @@ static void read_mux(const tw_model *m, const tw_bus_in *in, const tw_head_view 
     case ADR_CMD:
         ok = in->we;
         break;
-    case ADR_EVT_INFO:
-        r = ((uint32_t)!fifo_empty(m) << TW_EVT_INFO_VALID_LSB)
-          | ((uint32_t)hv->rem_late << TW_EVT_INFO_LATE_LSB)
-          | ((uint32_t)hv->ev_level << TW_EVT_INFO_LEVEL_LSB)
-          | ((uint32_t)hv->ev_slot << TW_EVT_INFO_SLOT_LSB)
-          | (uint32_t)((hv->head->tick >> 32) & 0xFFFFu);
+    case ADR_EVT_INFO: /* all zero when empty: the stale head is never shown */
+        if (!fifo_empty(m))
+            r = TW_EVT_INFO_VALID_MASK
+              | ((uint32_t)hv->rem_late << TW_EVT_INFO_LATE_LSB)
+              | ((uint32_t)hv->ev_level << TW_EVT_INFO_LEVEL_LSB)
+              | ((uint32_t)hv->ev_slot << TW_EVT_INFO_SLOT_LSB)
+              | (uint32_t)((hv->head->tick >> 32) & 0xFFFFu);
         ok = !in->we;
         break;
     case ADR_EVT_TICK:
-        r = (uint32_t)hv->head->tick;
+        if (!fifo_empty(m))
+            r = (uint32_t)hv->head->tick;
         ok = !in->we;
         break;
     case ADR_CNT_EVENTS:

@@ -93,12 +93,12 @@ module tw_core #(
     // ----------------------------------------------------------------- visits
     reg [LEVELS-1:0]    visit, hit;
     reg [SLOT_BITS-1:0] vslot [0:LEVELS-1];
-    integer k;
+    integer vk;
     always @(*) begin
-        for (k = 0; k < LEVELS; k = k + 1) begin
-            vslot[k] = now_next[k*SLOT_BITS +: SLOT_BITS];
-            visit[k] = step && (k == 0 || (now_next & ((48'd1 << (k*SLOT_BITS)) - 48'd1)) == 48'd0);
-            hit[k]   = visit[k] && busy_q[k][vslot[k]];
+        for (vk = 0; vk < LEVELS; vk = vk + 1) begin
+            vslot[vk] = now_next[vk*SLOT_BITS +: SLOT_BITS];
+            visit[vk] = step && (vk == 0 || (now_next & ((48'd1 << (vk*SLOT_BITS)) - 48'd1)) == 48'd0);
+            hit[vk]   = visit[vk] && busy_q[vk][vslot[vk]];
         end
     end
 
@@ -122,10 +122,11 @@ module tw_core #(
     wire arm_passed = arm_ahead == 0 || arm_ahead[TICK_BITS-1];
     // A visit of this very slot in this cycle already reports it once.
     reg  arm_seen;
+    integer ak;
     always @(*) begin
         arm_seen = 1'b0;
-        for (k = 0; k < LEVELS; k = k + 1)
-            if (cmd_lvl == k[LVL_W-1:0] && hit[k] && vslot[k] == cmd_sl)
+        for (ak = 0; ak < LEVELS; ak = ak + 1)
+            if (cmd_lvl == ak[LVL_W-1:0] && hit[ak] && vslot[ak] == cmd_sl)
                 arm_seen = 1'b1;
     end
     wire late       = cmd_set && arm_passed && !arm_seen;
@@ -147,13 +148,14 @@ module tw_core #(
     wire [LEVELS-1:0] rem_mask = h_mask & ~consumed_mask_q;
     reg  [LVL_W-1:0]  vis_level;
     reg  [LEVELS-1:0] vis_bit;
+    integer hk;
     always @(*) begin
         vis_level = 0;
         vis_bit   = 0;
-        for (k = LEVELS - 1; k >= 0; k = k - 1)
-            if (rem_mask[k]) begin
-                vis_level = k[LVL_W-1:0];
-                vis_bit   = ONE_LEVEL << k;
+        for (hk = LEVELS - 1; hk >= 0; hk = hk - 1)
+            if (rem_mask[hk]) begin
+                vis_level = hk[LVL_W-1:0];
+                vis_bit   = ONE_LEVEL << hk;
             end
     end
     wire [LVL_W-1:0]     ev_level = rem_late ? h_level : vis_level;
@@ -170,10 +172,11 @@ module tw_core #(
 
     // Events in this cycle's entry: one per visited busy level plus the late arm.
     reg [2:0] n_events;
+    integer nk;
     always @(*) begin
         n_events = {2'b00, late};
-        for (k = 0; k < LEVELS; k = k + 1)
-            n_events = n_events + {2'b00, hit[k]};
+        for (nk = 0; nk < LEVELS; nk = nk + 1)
+            n_events = n_events + {2'b00, hit[nk]};
     end
 
     assign o_irq = ctrl_irq_en_q && !fifo_empty;
@@ -195,7 +198,9 @@ module tw_core #(
             assign ev_slot12 = {{(12-SLOT_BITS){1'b0}}, ev_slot};
         end
     endgenerate
-    wire [31:0] evt_info = {!fifo_empty, rem_late, ev_level, ev_slot12, h_tick[47:32]};
+    // An empty FIFO reads all zero: the stale head entry is never shown.
+    wire [31:0] evt_info = fifo_empty ? 32'd0 : {1'b1, rem_late, ev_level, ev_slot12, h_tick[47:32]};
+    wire [31:0] evt_tick = fifo_empty ? 32'd0 : h_tick[31:0];
     wire [31:0] ctrl = {28'd0, ctrl_vhold_q, ctrl_irq_en_q, ctrl_src_q};
 
     reg [31:0] rdata;
@@ -217,7 +222,7 @@ module tw_core #(
             TW_REG_ARM_HI:             rdata = {16'd0, arm_hi_q};
             TW_REG_CMD:                addr_ok = i_wb_we;
             TW_REG_EVT_INFO:     begin rdata = evt_info;                 addr_ok = !i_wb_we; end
-            TW_REG_EVT_TICK:     begin rdata = h_tick[31:0];             addr_ok = !i_wb_we; end
+            TW_REG_EVT_TICK:     begin rdata = evt_tick;                 addr_ok = !i_wb_we; end
             TW_REG_CNT_EVENTS:   begin rdata = cnt_events_q;             addr_ok = !i_wb_we; end
             TW_REG_CNT_LATE:     begin rdata = cnt_late_q;               addr_ok = !i_wb_we; end
             TW_REG_CNT_OVERFLOW: begin rdata = cnt_overflow_q;           addr_ok = !i_wb_we; end
