@@ -1,0 +1,54 @@
+#!/bin/sh
+# Icarus Verilog testbenches for the RTL.
+#   tests/rtl/run.sh [BUILD_DIR]      (default: build/rtl in the repository; run from anywhere)
+# Environment: SEED=N (default: each testbench's fixed default), IVERILOG, VVP.
+# Prints "ok NAME" or "FAIL NAME" per run and exits non-zero if any failed;
+# each run's full output is in BUILD_DIR/NAME.log.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/build/rtl}
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+IVERILOG=${IVERILOG:-iverilog}
+VVP=${VVP:-vvp}
+seedarg=${SEED:++seed=$SEED}
+failed=0
+
+# run NAME TOP "RTL FILES" [iverilog options...]
+run() {
+    name=$1 top=$2 files=$3
+    shift 3
+    log="$out/$name.log"
+    if ! (cd "$root" && "$IVERILOG" -g2005 -Irtl -s "$top" -o "$out/$name.vvp" "$@" \
+            "tests/rtl/$top.v" $files) >"$log" 2>&1; then
+        echo "FAIL $name (compile, see $log)"
+        failed=1
+        return
+    fi
+    # shellcheck disable=SC2086
+    (cd "$root" && "$VVP" -n "$out/$name.vvp" $seedarg) >>"$log" 2>&1
+    if grep -q "^PASS $top\$" "$log" && ! grep -q "^FAIL " "$log"; then
+        echo "ok $name"
+    else
+        echo "FAIL $name"
+        grep -m 12 -E "^(ERROR|FAIL)" "$log" | sed 's/^/    /'
+        failed=1
+    fi
+}
+
+fifo=rtl/tw_evfifo.v
+core="rtl/tw_core.v rtl/tw_evfifo.v"
+
+run tb_tw_evfifo_d1 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=1
+run tb_tw_evfifo_d3 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=3
+run tb_tw_evfifo_d4 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=4 -Ptb_tw_evfifo.WIDTH=61
+
+for geo in 4_8_4 1_12_4 2_4_2 3_6_3; do
+    IFS=_ read -r l b f <<EOF
+$geo
+EOF
+    run "tb_tw_core_$geo" tb_tw_core "$core" \
+        -Ptb_tw_core.LEVELS="$l" -Ptb_tw_core.SLOT_BITS="$b" -Ptb_tw_core.FIFO_LOG2="$f"
+done
+
+exit $failed
