@@ -31,8 +31,9 @@ VL_CXXFLAGS  := $(CXXFLAGS) -std=c++17 -faligned-new -I$(VL_ROOT)/include -I$(VL
 RTL          := rtl/tw_core.v rtl/tw_evfifo.v
 REGS_OUT     := rtl/tw_regs.vh host/tw_regs.h docs/registers.md
 
-# Verilated geometries: LEVELS SLOT_BITS FIFO_LOG2. The first is the default chip.
-GEOMETRIES   := 4_8_4 1_12_4 2_4_2
+# Verilated geometries: LEVELS_SLOT-BITS_FIFO-LOG2. The first is the default
+# chip; the rest cover m = 1, 2, 4 with small and large wheels.
+GEOMETRIES   := 4_8_4 1_12_4 2_4_2 1_4_2 2_10_4 4_4_2
 DEFAULT_GEO  := 4_8_4
 geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1)) \
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
@@ -108,6 +109,10 @@ SIM_ARGS ?=
 sim: $(BUILD)/tw-sim
 	$(BUILD)/tw-sim $(if $(filter 1,$(TRACE)),--trace $(BUILD)/sim.fst) $(SIM_ARGS)
 
+# -------------------------------------------------------------- examples
+$(BUILD)/examples/%: $(BUILD)/examples/%.o $(BUILD)/libtickwheel.a
+	$(CC) -o $@ $^ $(SANFLAGS)
+
 # ------------------------------------------------------------------ bench
 $(BUILD)/bench-micro: $(BUILD)/bench/micro.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
@@ -132,7 +137,7 @@ lint: | $(BUILD)/.deps
 	done
 	@echo "lint: clean"
 
-test: $(TEST_BINS) $(BUILD)/tw-sim | $(BUILD)/.deps
+test: $(TEST_BINS) $(BUILD)/tw-sim $(BUILD)/examples/quickstart | $(BUILD)/.deps
 	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
 
 clean:

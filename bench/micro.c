@@ -95,7 +95,7 @@ static void start_stop_ns(int n, double *start_ns, double *stop_ns, double *rear
         tw_sim_config cfg = {4, 8, 4, NULL};
         tw_geometry g;
         tw_wheel w;
-        tw_config tc = {TW_TIME_VIRTUAL, 0};
+        tw_config tc = {.source = TW_TIME_VIRTUAL};
         tw_model_open(&dev, &cfg);
         tw_probe(&dev, &g);
         void *mem = malloc(tw_mem_size(&g));

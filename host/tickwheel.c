@@ -624,6 +624,61 @@ int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget)
     return tw_advance(w, tick - w->adv_target, budget);
 }
 
+/* Longest a host may wait before polling the search: the documented bound
+ * LEVELS * (2^b / min(16, 2^b) + 1) + 1 cycles, at two cycles a read. */
+static unsigned search_polls(const tw_wheel *w)
+{
+    unsigned slots = 1u << w->geo.slot_bits;
+    unsigned per_cycle = slots < 16 ? slots : 16;
+    return (w->geo.levels * (slots / per_cycle + 1) + 1) / 2 + 2;
+}
+
+int tw_ticks_until_next(tw_wheel *w, uint64_t cap, uint64_t *ticks)
+{
+    uint32_t st = 0, lo, hi, horizon;
+    unsigned polls;
+    int rc;
+    if (!w || !w->slots || !ticks)
+        return TW_EINVAL;
+    *ticks = 0;
+    if (!list_empty(&w->expired))
+        return 0; /* callbacks are due now */
+    rc = sync_now(w);
+    if (rc < 0)
+        return rc;
+    horizon = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    if (horizon != w->horizon) {
+        rc = reg_write(w, TW_REG_SEARCH, horizon);
+        if (rc < 0)
+            return rc;
+        w->horizon = horizon;
+    }
+    for (polls = 0;; polls++) {
+        rc = reg_read(w, TW_REG_STATUS, &st);
+        if (rc < 0)
+            return rc;
+        if (TW_GET(TW_STATUS_FIFO_COUNT, st) != 0)
+            return 0; /* events are waiting: there is work now */
+        if (!TW_GET(TW_STATUS_SEARCHING, st))
+            break;
+        if (polls > search_polls(w))
+            return TW_ETIMEDOUT;
+    }
+    rc = reg_read(w, TW_REG_NEXT_LO, &lo);
+    if (rc == 0)
+        rc = reg_read(w, TW_REG_NEXT_HI, &hi);
+    if (rc < 0)
+        return rc;
+    if (hi > 0xFFFFu)
+        return TW_EDEVICE;
+    uint64_t next = extend_tick(w->now, ((uint64_t)hi << 32) | lo);
+    /* The chip may have moved on since w->now was read: never less than 0. */
+    *ticks = next > w->now ? next - w->now : 0;
+    if (*ticks > cap)
+        *ticks = cap;
+    return 0;
+}
+
 int tw_now(tw_wheel *w, uint64_t *now)
 {
     int rc;
@@ -722,6 +777,12 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
                                                   TW_STATUS_CMD_ERR_MASK);
     if (rc == 0)
         rc = tw_dev_write(dev, TW_REG_PRESCALE, cfg->prescale);
+    if (rc == 0)
+        rc = tw_dev_write(dev, TW_REG_COALESCE, TW_PUT(TW_COALESCE_THRESH, cfg->irq_threshold) |
+                                                    TW_PUT(TW_COALESCE_HOLDOFF, cfg->irq_holdoff));
+    w->horizon = UINT32_MAX;
+    if (rc == 0)
+        rc = tw_dev_write(dev, TW_REG_SEARCH, w->horizon);
     if (rc == 0) {
         uint32_t left;
         rc = tw_dev_read(dev, TW_REG_ADVANCE, &left);

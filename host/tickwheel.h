@@ -61,6 +61,9 @@ enum tw_time_source {
 typedef struct tw_config {
     enum tw_time_source source;
     uint32_t prescale;
+    /* Real time: interrupt once this many event entries wait, or once the
+     * oldest has waited irq_holdoff ticks (0: at once). */
+    uint16_t irq_threshold, irq_holdoff;
 } tw_config;
 
 typedef struct tw_stats {
@@ -90,6 +93,7 @@ typedef struct tw_wheel {
     uint64_t adv_target;    /* virtual time: where tw_advance is heading */
     uint64_t adv_issued;    /* virtual time: ticks requested from the chip so far */
     uint32_t arm_hi;        /* last value written to ARM_HI */
+    uint32_t horizon;       /* last value written to SEARCH */
     int arm_hi_known;
     int in_callbacks;
     int need_resync;        /* a bus error or bad event: sweep before trusting events */
@@ -127,6 +131,11 @@ int tw_service(tw_wheel *w, unsigned budget);
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget);
 /* Virtual time: tw_advance to an absolute tick (not before the last target). */
 int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget);
+/* Ticks until the chip's next visit of a busy slot, at most `cap`: 0 if
+ * callbacks or events are waiting. The chip's search answers it. It is a
+ * lower bound on the next expiry (a visit may only move timers down a level),
+ * so sleeping this long never oversleeps an expiry. */
+int tw_ticks_until_next(tw_wheel *w, uint64_t cap, uint64_t *ticks);
 /* The chip's current tick (read from the chip in real time). */
 int tw_now(tw_wheel *w, uint64_t *now);
 /* Timers pending (in slots or expired, not yet called back). */

@@ -8,8 +8,10 @@
  * every read value and on the cycle at which everything happens.
  *
  * wait_irq has a fast path that jumps over runs of idle cycles whose outcome is
- * known in closed form (no busy slot visited, no bus access, nothing pending).
- * Everything else goes through the per-cycle edge function.
+ * known in closed form: no bus access, the next-busy search finished and not
+ * about to go stale, no busy slot visited, and the interrupt line not about to
+ * rise. Everything else (a running search, a virtual-time jump, which takes
+ * only a few edges per event) goes through the per-cycle edge function.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -48,6 +50,10 @@ enum {
     ADR_CNT_OVERFLOW = TW_REG_CNT_OVERFLOW / 4,
     ADR_CNT_CMDS = TW_REG_CNT_CMDS / 4,
     ADR_CNT_BUSERR = TW_REG_CNT_BUSERR / 4,
+    ADR_SEARCH = TW_REG_SEARCH / 4,
+    ADR_NEXT_LO = TW_REG_NEXT_LO / 4,
+    ADR_NEXT_HI = TW_REG_NEXT_HI / 4,
+    ADR_COALESCE = TW_REG_COALESCE / 4,
 };
 
 enum { SRC_HOST = 0, SRC_INT = 1, SRC_EXT = 2 };
@@ -81,8 +87,18 @@ typedef struct tw_model {
     bool consumed_late_q;
     unsigned ext_sync_q; /* bit 0 first synchroniser stage, bit 2 edge history */
     uint32_t cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
+    uint16_t coal_holdoff_q, coal_thresh_q;
+    uint16_t irq_age_q;
+    uint32_t horizon_q;
+    uint16_t next_hi_snap_q;
     bool o_wb_ack;
     uint32_t o_wb_dat;
+
+    /* next-busy search flops */
+    bool s_run_q, s_valid_q, s_found_q;
+    unsigned s_lvl_q; /* LVL_W = 2 bits */
+    unsigned s_i_q;   /* words scanned at this level, 0 .. NWORDS */
+    uint64_t s_base_q, s_best_q;
 
     /* tw_evfifo flops; mem_q is not reset, as in the RTL */
     tw_entry *mem_q;
@@ -105,7 +121,39 @@ static unsigned slots_of(const tw_model *m) { return 1u << m->slot_bits; }
 static unsigned fifo_depth(const tw_model *m) { return 1u << m->fifo_log2; }
 static bool fifo_full(const tw_model *m) { return m->count_q == fifo_depth(m); }
 static bool fifo_empty(const tw_model *m) { return m->count_q == 0; }
-static bool irq_line(const tw_model *m) { return m->ctrl_irq_en_q && !fifo_empty(m); }
+/* The search scans SW = min(16, 2^b) slots of one level a cycle. */
+static unsigned search_sw(const tw_model *m) { return m->slot_bits < 4 ? slots_of(m) : 16u; }
+static unsigned search_nwords(const tw_model *m) { return slots_of(m) / search_sw(m); }
+
+/* Coalescing: enough entries, or non-empty long enough, or held or full. */
+static bool irq_due(const tw_model *m)
+{
+    return m->hold_q || fifo_full(m) || m->count_q >= m->coal_thresh_q
+        || m->irq_age_q >= m->coal_holdoff_q;
+}
+static bool irq_line(const tw_model *m)
+{
+    return m->ctrl_irq_en_q && !fifo_empty(m) && irq_due(m);
+}
+
+/* The search's answer is usable: finished, and still ahead of now (time may
+ * pass it while the search runs). */
+static bool search_ok(const tw_model *m)
+{
+    uint64_t best_dist = (m->s_best_q - m->now_q) & TICK_MASK;
+    bool best_ahead = best_dist != 0 && !((best_dist >> (TICK_BITS - 1)) & 1u);
+    return m->s_valid_q && (!m->s_found_q || best_ahead);
+}
+
+/* NEXT: the search's answer capped at now + horizon, 0 while not usable. */
+static uint64_t next_tick(const tw_model *m)
+{
+    if (!search_ok(m))
+        return 0;
+    if (m->s_found_q && ((m->s_best_q - m->now_q) & TICK_MASK) <= m->horizon_q)
+        return m->s_best_q;
+    return (m->now_q + m->horizon_q) & TICK_MASK;
+}
 
 static bool busy_bit(const tw_model *m, unsigned level, unsigned slot)
 {
@@ -122,7 +170,7 @@ static unsigned popcount4(unsigned v)
 typedef struct tw_comb {
     bool acc, wr, rd;
     bool adv_step, step;
-    uint64_t now_next;
+    uint64_t adv_amt, step_amt, now_next;
     unsigned hit; /* one bit per level */
     bool cmd_wr, cmd_set, cmd_clear, cmd_clear_all, cmd_bad;
     unsigned cmd_lvl, cmd_sl;
@@ -132,6 +180,11 @@ typedef struct tw_comb {
     unsigned n_events;
     uint32_t rdata;
     bool addr_ok;
+    bool fifo_empty; /* before the edge: irq_age_q needs it after the FIFO moved */
+    uint64_t next_tick;
+    /* next-busy search */
+    bool s_start, s_hit, s_better, s_level_done;
+    uint64_t s_cand;
 } tw_comb;
 
 /* The head entry's next event, in the order EVT_INFO hands them out. */
@@ -179,6 +232,7 @@ static uint32_t status_value(const tw_model *m)
          | ((uint32_t)m->cmd_err_q << TW_STATUS_CMD_ERR_LSB)
          | ((uint32_t)(m->adv_rem_q != 0) << TW_STATUS_ADVANCING_LSB)
          | ((uint32_t)irq_line(m) << TW_STATUS_IRQ_LSB)
+         | ((uint32_t)!search_ok(m) << TW_STATUS_SEARCHING_LSB)
          | ((uint32_t)m->count_q << TW_STATUS_FIFO_COUNT_LSB);
 }
 
@@ -268,6 +322,21 @@ static void read_mux(const tw_model *m, const tw_bus_in *in, const tw_head_view 
         r = m->cnt_buserr_q;
         ok = !in->we;
         break;
+    case ADR_SEARCH:
+        r = m->horizon_q;
+        break;
+    case ADR_NEXT_LO:
+        r = (uint32_t)next_tick(m);
+        ok = !in->we;
+        break;
+    case ADR_NEXT_HI:
+        r = m->next_hi_snap_q;
+        ok = !in->we;
+        break;
+    case ADR_COALESCE:
+        r = ((uint32_t)m->coal_thresh_q << TW_COALESCE_THRESH_LSB)
+          | ((uint32_t)m->coal_holdoff_q << TW_COALESCE_HOLDOFF_LSB);
+        break;
     default:
         ok = false;
         break;
@@ -291,8 +360,17 @@ static tw_comb combinational(const tw_model *m, const tw_bus_in *in)
                     && !((m->ext_sync_q >> 2) & 1u);
     c.adv_step = m->ctrl_src_q == SRC_HOST && m->adv_rem_q != 0 && !m->hold_q
                  && !fifo_full(m);
+    /* Virtual time jumps to the tick before the search's answer, or by all
+     * that is left if nothing is busy; one tick while the search runs, or
+     * when time already passed the answer while the search ran. */
+    uint64_t quiet_ticks = (m->s_best_q - m->now_q - 1u) & TICK_MASK;
+    uint64_t adv_left = m->adv_rem_q;
+    uint64_t adv_jump = !m->s_found_q || quiet_ticks > adv_left ? adv_left : quiet_ticks;
+    bool may_jump = search_ok(m) && adv_jump != 0;
+    c.adv_amt = may_jump ? adv_jump : 1u;
     c.step = presc_pulse || ext_rise || c.adv_step;
-    c.now_next = (m->now_q + (c.step ? 1u : 0u)) & TICK_MASK;
+    c.step_amt = c.adv_step ? c.adv_amt : (c.step ? 1u : 0u);
+    c.now_next = (m->now_q + c.step_amt) & TICK_MASK;
 
     /* visits */
     unsigned vslot[MAX_LEVELS];
@@ -342,6 +420,47 @@ static tw_comb combinational(const tw_model *m, const tw_bus_in *in)
     c.n_events = (c.late ? 1u : 0u) + popcount4(c.hit);
 
     read_mux(m, in, &hv, &c.rdata, &c.addr_ok);
+    c.fifo_empty = fifo_empty(m);
+    c.next_tick = next_tick(m);
+
+    /* next-busy search: one word of SW slots of level s_lvl_q, in circular
+     * order from the slot after the level's pointer in s_base_q. */
+    {
+        unsigned sw = search_sw(m), nwords = search_nwords(m);
+        uint64_t sw_mask = (UINT64_C(1) << sw) - 1u;
+        unsigned shift = m->s_lvl_q * m->slot_bits;
+        unsigned p = (unsigned)(m->s_base_q >> shift) & slot_mask;
+        unsigned q = (p + 1u) & slot_mask;
+        unsigned qw = q / sw, qb = q % sw;
+        unsigned widx = (qw + m->s_i_q) % nwords;
+        uint64_t hits = 0;
+        if (m->s_lvl_q < m->levels) { /* s_map is all zero otherwise */
+            unsigned bit0 = widx * sw; /* SW divides 64: one map word holds it */
+            hits = (m->busy_q[m->s_lvl_q][bit0 / 64u] >> (bit0 % 64u)) & sw_mask;
+        }
+        if (m->s_i_q == 0)
+            hits &= (sw_mask << qb) & sw_mask;
+        if (m->s_i_q == nwords)
+            hits &= ~(sw_mask << qb) & sw_mask;
+        c.s_hit = hits != 0;
+        unsigned j = 0;
+        if (hits)
+            while (!((hits >> j) & 1u))
+                j++;
+        /* 32-bit integer arithmetic, as the always block's integers */
+        uint32_t o = (uint32_t)m->s_i_q * sw + j - qb + 1u;
+        uint64_t low = (UINT64_C(1) << shift) - 1u;
+        c.s_cand = ((m->s_base_q & ~low) + ((uint64_t)o << shift)) & TICK_MASK;
+        c.s_better = !m->s_found_q || ((c.s_cand - m->s_base_q) & TICK_MASK)
+                                          < ((m->s_best_q - m->s_base_q) & TICK_MASK);
+        c.s_level_done = c.s_hit || m->s_i_q == nwords;
+
+        uint64_t best_ahead = (m->s_best_q - c.now_next) & TICK_MASK;
+        bool stale = m->s_valid_q && m->s_found_q
+                     && (best_ahead == 0 || ((best_ahead >> (TICK_BITS - 1)) & 1u));
+        c.s_start = (!m->s_run_q && !m->s_valid_q) || stale || c.cmd_set || c.cmd_clear
+                    || c.cmd_clear_all;
+    }
     return c;
 }
 
@@ -398,8 +517,21 @@ static void tw_model_edge(tw_model *m, const tw_bus_in *in)
         m->cnt_overflow_q = 0;
         m->cnt_cmds_q = 0;
         m->cnt_buserr_q = 0;
+        m->coal_holdoff_q = 0;
+        m->coal_thresh_q = 0;
+        m->irq_age_q = 0;
+        m->horizon_q = UINT32_MAX;
+        m->next_hi_snap_q = 0;
         m->o_wb_ack = false;
         m->o_wb_dat = 0;
+
+        m->s_run_q = false;
+        m->s_valid_q = false;
+        m->s_found_q = false;
+        m->s_lvl_q = 0;
+        m->s_i_q = 0;
+        m->s_base_q = 0;
+        m->s_best_q = 0;
         return;
     }
 
@@ -416,17 +548,29 @@ static void tw_model_edge(tw_model *m, const tw_bus_in *in)
     /* Nonblocking assignments: every right-hand side below reads the state
      * from before the edge, which is still in *m until it is overwritten,
      * and no flop is read after it has been assigned. */
-    uint64_t adv_sum = (uint64_t)m->adv_rem_q - (c.adv_step ? 1u : 0u)
-                     + ((c.wr && in->adr == ADR_ADVANCE) ? in->dat : 0u);
+    /* 33-bit adv_sum; adv_amt <= adv_rem_q whenever adv_step. */
+    uint64_t adv_taken = c.adv_step ? (c.adv_amt & ((UINT64_C(1) << 33) - 1u)) : 0u;
+    uint64_t adv_sum = ((uint64_t)m->adv_rem_q - adv_taken
+                        + ((c.wr && in->adr == ADR_ADVANCE) ? in->dat : 0u))
+                     & ((UINT64_C(1) << 33) - 1u);
+    /* The age saturates at 0xFFFF, also on a jump of 2^16 ticks or more. */
+    uint32_t age_sum = (uint32_t)m->irq_age_q + (uint32_t)(c.step_amt & 0xFFFFu);
+    bool age_sat = (age_sum >> 16) || (c.step_amt >> 16);
 
     m->o_wb_ack = c.acc;
     if (c.rd)
         m->o_wb_dat = c.rdata;
     if (c.rd && in->adr == ADR_NOW_LO)
         m->now_hi_snap_q = (uint16_t)(m->now_q >> 32);
+    if (c.rd && in->adr == ADR_NEXT_LO)
+        m->next_hi_snap_q = (uint16_t)(c.next_tick >> 32);
+    if (c.fifo_empty)
+        m->irq_age_q = 0;
+    else
+        m->irq_age_q = age_sat ? 0xFFFFu : (uint16_t)age_sum;
     m->ext_sync_q = ((m->ext_sync_q << 1) | (m->ext_tick ? 1u : 0u)) & 7u;
     m->now_q = c.now_next;
-    m->adv_rem_q = adv_sum > UINT32_MAX ? UINT32_MAX : (uint32_t)adv_sum;
+    m->adv_rem_q = (adv_sum >> 32) ? UINT32_MAX : (uint32_t)adv_sum;
 
     if (m->ctrl_src_q != SRC_INT || m->presc_cnt_q == 0)
         m->presc_cnt_q = m->prescale_q;
@@ -451,6 +595,15 @@ static void tw_model_edge(tw_model *m, const tw_bus_in *in)
             break;
         case ADR_ARM_HI:
             m->arm_hi_q = (uint16_t)in->dat;
+            break;
+        case ADR_SEARCH:
+            m->horizon_q = in->dat;
+            break;
+        case ADR_COALESCE:
+            m->coal_holdoff_q = (uint16_t)((in->dat & TW_COALESCE_HOLDOFF_MASK)
+                                           >> TW_COALESCE_HOLDOFF_LSB);
+            m->coal_thresh_q = (uint16_t)((in->dat & TW_COALESCE_THRESH_MASK)
+                                          >> TW_COALESCE_THRESH_LSB);
             break;
         default:
             break;
@@ -497,6 +650,30 @@ static void tw_model_edge(tw_model *m, const tw_bus_in *in)
             m->consumed_late_q = true;
         } else {
             m->consumed_mask_q |= c.vis_bit;
+        }
+    }
+
+    /* next-busy search: a start wins over the running search's update. */
+    if (c.s_start) {
+        m->s_run_q = true;
+        m->s_valid_q = false;
+        m->s_found_q = false;
+        m->s_lvl_q = 0;
+        m->s_i_q = 0;
+        m->s_base_q = c.now_next;
+    } else if (m->s_run_q) {
+        if (c.s_hit && c.s_better) {
+            m->s_best_q = c.s_cand;
+            m->s_found_q = true;
+        }
+        if (!c.s_level_done) {
+            m->s_i_q++;
+        } else if (m->s_lvl_q == ((m->levels - 1u) & 3u)) {
+            m->s_run_q = false;
+            m->s_valid_q = true;
+        } else {
+            m->s_lvl_q = (m->s_lvl_q + 1u) & 3u;
+            m->s_i_q = 0;
         }
     }
 }
@@ -566,49 +743,92 @@ static bool idle_settled(const tw_model *m)
     return m->ctrl_src_q == SRC_INT || m->presc_cnt_q == m->prescale_q;
 }
 
+/* The search has finished, and its answer does not go stale while time
+ * stands still: from here only a step onto (or past) s_best_q or a bitmap
+ * command restarts it, so its flops keep their values. */
+static bool search_settled(const tw_model *m)
+{
+    if (m->s_run_q || !m->s_valid_q)
+        return false;
+    if (!m->s_found_q)
+        return true;
+    uint64_t ahead = (m->s_best_q - m->now_q) & TICK_MASK;
+    return ahead != 0 && !((ahead >> (TICK_BITS - 1)) & 1u);
+}
+
+/* irq_age_q after idle cycles (at least one) that took `ticks` single steps
+ * and no FIFO change: zero while empty, else ticks added, saturating. */
+static void age_after_quiet(tw_model *m, uint64_t ticks)
+{
+    if (fifo_empty(m))
+        m->irq_age_q = 0;
+    else if (ticks >= 0xFFFFu - m->irq_age_q)
+        m->irq_age_q = 0xFFFFu;
+    else
+        m->irq_age_q = (uint16_t)(m->irq_age_q + ticks);
+}
+
+/* Cycles from now up to and including the one that takes the i-th step
+ * (i >= 1) in the prescaler mode, saturated instead of wrapping. The i-th
+ * step is in cycle presc_cnt_q + 1 + (i - 1) * period, counting this one as 1. */
+static uint64_t cycles_through_step(const tw_model *m, uint64_t i)
+{
+    uint64_t period = (uint64_t)m->prescale_q + 1u;
+    if (i - 1u > (UINT64_MAX - m->presc_cnt_q - 1u) / period)
+        return UINT64_MAX;
+    return m->presc_cnt_q + 1u + (i - 1u) * period;
+}
+
 /* Run up to budget idle cycles in closed form, stopping before any cycle that
- * would visit a busy slot. Returns the cycles consumed (0: run one by hand). */
+ * would visit a busy slot or restart the search, and after the cycle that
+ * raises the interrupt line. Returns the cycles consumed (0: run one by hand). */
 static uint64_t skip_quiet_cycles(tw_model *m, uint64_t budget)
 {
-    if (!idle_settled(m))
+    if (budget == 0 || !idle_settled(m) || !search_settled(m))
         return 0;
 
     if (m->ctrl_src_q == SRC_HOST) {
         if (m->adv_rem_q == 0 || m->hold_q || fifo_full(m)) {
-            /* No step, no visit, no push: every idle cycle is a no-op. */
+            /* No step, no visit, no push, no search: every idle cycle is a
+             * no-op. */
+            age_after_quiet(m, 0);
             m->cycles += budget;
             return budget;
         }
-        uint64_t to_hit = steps_to_next_hit(m);
-        uint64_t n = to_hit - 1u; /* steps that visit nothing busy */
-        if (n > m->adv_rem_q)
-            n = m->adv_rem_q;
-        if (n > budget)
-            n = budget;
-        m->now_q = (m->now_q + n) & TICK_MASK;
-        m->adv_rem_q -= (uint32_t)n;
-        m->cycles += n;
-        return n;
+        /* Virtual time moves: with a valid search the RTL jumps straight to
+         * the tick before the next busy visit (or to the end of the advance),
+         * so the edges are few; while it searches they are one tick each and
+         * the search state changes every cycle. Either way: one by hand. */
+        return 0;
     }
 
     if (m->ctrl_src_q == SRC_INT) {
-        /* A step happens in every cycle that starts with presc_cnt_q == 0,
-         * then the counter reloads: the i-th step (i >= 1) is in cycle
-         * presc_cnt_q + 1 + (i - 1) * period, counting this cycle as 1. */
-        uint64_t period = (uint64_t)m->prescale_q + 1u;
-        uint64_t to_hit = steps_to_next_hit(m);
+        /* The first step that visits a busy slot, or that reaches the
+         * search's answer (the search goes stale and restarts): the same
+         * step while the answer is right, but take whichever comes first. */
+        uint64_t lim = steps_to_next_hit(m);
+        if (m->s_found_q) {
+            uint64_t to_best = (m->s_best_q - m->now_q) & TICK_MASK;
+            if (to_best < lim)
+                lim = to_best;
+        }
         uint64_t quiet = budget;
-        if (to_hit != NO_HIT) {
-            uint64_t free_steps = to_hit - 1u;
-            /* Cycles before the hitting step, saturated instead of wrapping. */
-            if (free_steps <= (UINT64_MAX - m->presc_cnt_q) / period) {
-                uint64_t before_hit = m->presc_cnt_q + free_steps * period;
-                if (before_hit < quiet)
-                    quiet = before_hit;
-            }
+        if (lim != NO_HIT) {
+            uint64_t before = cycles_through_step(m, lim) - 1u; /* cycles before it */
+            if (before < quiet)
+                quiet = before;
+        }
+        if (m->ctrl_irq_en_q && !fifo_empty(m) && !irq_due(m)) {
+            /* The line rises in the cycle whose step brings the oldest
+             * entry's age to HOLDOFF (age < HOLDOFF here); that cycle is the
+             * last one wait_irq runs. */
+            uint64_t through = cycles_through_step(m, (uint64_t)m->coal_holdoff_q - m->irq_age_q);
+            if (through < quiet)
+                quiet = through;
         }
         if (quiet == 0)
             return 0;
+        uint64_t period = (uint64_t)m->prescale_q + 1u;
         uint64_t steps;
         if (quiet <= m->presc_cnt_q) {
             steps = 0;
@@ -619,12 +839,14 @@ static uint64_t skip_quiet_cycles(tw_model *m, uint64_t budget)
             m->presc_cnt_q = (uint32_t)(period - 1u - after_first % period);
         }
         m->now_q = (m->now_q + steps) & TICK_MASK;
+        age_after_quiet(m, steps);
         m->cycles += quiet;
         return quiet;
     }
 
     /* External source with a steady input, or the reserved source: no ticks
      * ever come, so nothing changes. */
+    age_after_quiet(m, 0);
     m->cycles += budget;
     return budget;
 }
@@ -739,8 +961,14 @@ int tw_model_open(tw_dev *dev, const tw_sim_config *cfg)
     m->levels = cfg->levels;
     m->slot_bits = cfg->slot_bits;
     m->fifo_log2 = cfg->fifo_log2;
-    /* calloc leaves every flop at its reset value (all zero) and the FIFO
-     * memory at zero, as a simulator without X randomisation starts it. */
+    /* calloc starts every flop and the FIFO memory at zero, as a simulator
+     * without X randomisation does. Then power up the way the Verilator
+     * backend does: one reset cycle and a CAPS read, so both backends agree
+     * on the cycle count and on how far the next-busy search has got. */
+    tw_bus_in rst = bus_idle;
+    rst.rst = true;
+    tw_model_edge(m, &rst);
+    model_access(m, TW_REG_CAPS, false, 0, NULL);
 
     dev->ops = &model_ops;
     dev->ctx = m;

@@ -27,6 +27,10 @@
 #define TW_REG_CNT_OVERFLOW 0x40u
 #define TW_REG_CNT_CMDS 0x44u
 #define TW_REG_CNT_BUSERR 0x48u
+#define TW_REG_SEARCH 0x4Cu
+#define TW_REG_NEXT_LO 0x50u
+#define TW_REG_NEXT_HI 0x54u
+#define TW_REG_COALESCE 0x58u
 
 /* fields: _LSB, _MASK (in place), and TW_GET/TW_PUT */
 #define TW_VERSION_MINOR_LSB 0u
@@ -57,6 +61,8 @@
 #define TW_STATUS_ADVANCING_MASK 0x00000008u
 #define TW_STATUS_IRQ_LSB 4u
 #define TW_STATUS_IRQ_MASK 0x00000010u
+#define TW_STATUS_SEARCHING_LSB 5u
+#define TW_STATUS_SEARCHING_MASK 0x00000020u
 #define TW_STATUS_FIFO_COUNT_LSB 16u
 #define TW_STATUS_FIFO_COUNT_MASK 0xFFFF0000u
 #define TW_CMD_SLOT_LSB 0u
@@ -75,6 +81,10 @@
 #define TW_EVT_INFO_LATE_MASK 0x40000000u
 #define TW_EVT_INFO_VALID_LSB 31u
 #define TW_EVT_INFO_VALID_MASK 0x80000000u
+#define TW_COALESCE_HOLDOFF_LSB 0u
+#define TW_COALESCE_HOLDOFF_MASK 0x0000FFFFu
+#define TW_COALESCE_THRESH_LSB 16u
+#define TW_COALESCE_THRESH_MASK 0xFFFF0000u
 
 #define TW_GET(reg_field, value) (((value) & reg_field##_MASK) >> reg_field##_LSB)
 #define TW_PUT(reg_field, value) (((uint32_t)(value) << reg_field##_LSB) & reg_field##_MASK)

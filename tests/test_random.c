@@ -120,7 +120,7 @@ static void check_nothing_due(oracle *o)
         }
 }
 
-int tw_random_run(const tw_backend *b, uint64_t seed, long ops)
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6])
 {
     tw_fixture f;
     oracle *o = calloc(1, sizeof *o);
@@ -128,8 +128,7 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops)
         return 0;
     tw_test_failed = 0;
     tw_test_why[0] = 0;
-    printf("# random/%s: seed=%llu ops=%ld (replay: --seed %llu --ops %ld)\n", b->name,
-           (unsigned long long)seed, ops, (unsigned long long)seed, ops);
+    printf("# random/%s: seed=%llu ops=%ld\n", b->name, (unsigned long long)seed, ops);
     if (tw_fixture_open(&f, b, TW_TIME_VIRTUAL, 0) < 0) {
         tw_test_fail(__FILE__, __LINE__, "cannot open backend");
         goto out;
@@ -183,6 +182,14 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops)
            (unsigned long long)f.wheel.now);
     if (o->fired == 0)
         tw_test_fail(__FILE__, __LINE__, "nothing fired: the workload is broken");
+    if (summary) {
+        summary[0] = o->fired;
+        summary[1] = f.wheel.stats.events;
+        summary[2] = f.wheel.now;
+        summary[3] = tw_dev_cycles(&f.dev);
+        summary[4] = f.dev.reads;
+        summary[5] = f.dev.writes;
+    }
 out:
     tw_fixture_close(&f);
     free(o);

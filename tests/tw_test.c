@@ -21,7 +21,7 @@ void tw_test_fail(const char *file, int line, const char *fmt, ...)
 int tw_fixture_open(tw_fixture *f, const tw_backend *b, enum tw_time_source src, uint32_t prescale)
 {
     tw_geometry g;
-    tw_config cfg = {src, prescale};
+    tw_config cfg = {.source = src, .prescale = prescale};
     int rc;
     memset(f, 0, sizeof *f);
     rc = b->open(&f->dev, &b->cfg);
