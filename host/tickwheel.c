@@ -30,7 +30,9 @@
 #define WHERE_EXPIRED 1u
 #define WHERE_SLOT0 2u
 #define TICK_MASK ((UINT64_C(1) << 48) - 1)
-#define ADVANCE_CHUNK 0x40000000u
+#define ADVANCE_CHUNK 0xFFFF0000u /* below the chip's saturating 32-bit count */
+#define ADVANCE_SLICE_MIN 256u    /* cycles to wait before looking at STATUS again, */
+#define ADVANCE_SLICE_MAX 65536u  /* doubling while nothing happens */
 #define CMD_SET 1u
 #define CMD_CLEAR 2u
 #define CMD_CLEAR_ALL 3u
@@ -84,14 +86,57 @@ static uint64_t field(const tw_wheel *w, uint64_t t, unsigned level)
     return (t >> (level * w->geo.slot_bits)) & w->slot_mask;
 }
 
+/* The level a deadline d goes to when placed at time h < d.
+ * Exact mode: the most significant b-bit field in which d and h differ, so
+ * the first visit of its slot is when it fires or moves down (cascades).
+ * Coarse mode: the coarsest level whose slots are no wider than the slack
+ * allowed, (d - h) >> coarse_shift; the timer then stays in its slot until
+ * the visit at d itself. Beyond the top level's reach: the top level. */
+static unsigned place_level(const tw_wheel *w, uint64_t d, uint64_t h)
+{
+    unsigned level;
+    if (w->coarse_shift) {
+        uint64_t slack = (d - h) >> w->coarse_shift;
+        level = slack ? (63u - (unsigned)__builtin_clzll(slack)) / w->geo.slot_bits : 0;
+    } else {
+        level = (63u - (unsigned)__builtin_clzll(d ^ h)) / w->geo.slot_bits;
+    }
+    return level < w->geo.levels ? level : w->geo.levels - 1;
+}
+
 /* Slot index (level << b | slot) for deadline d placed at time h < d. */
 static size_t place(const tw_wheel *w, uint64_t d, uint64_t h)
 {
-    unsigned msb = 63u - (unsigned)__builtin_clzll(d ^ h);
-    unsigned level = msb / w->geo.slot_bits;
-    if (level >= w->geo.levels)
-        level = w->geo.levels - 1;
+    unsigned level = place_level(w, d, h);
     return ((size_t)level << w->geo.slot_bits) | (size_t)field(w, d, level);
+}
+
+/* Does a visit of slot idx fall on tick d? A timer due at d then waits there
+ * for that visit, however many earlier revolutions pass it by. */
+static int visit_at(const tw_wheel *w, size_t idx, uint64_t d)
+{
+    unsigned level = (unsigned)(idx >> w->geo.slot_bits);
+    uint64_t below = (UINT64_C(1) << (level * w->geo.slot_bits)) - 1;
+    return (d & below) == 0 && field(w, d, level) == (idx & w->slot_mask);
+}
+
+/* Coarse mode: round d up to a slot boundary of the level it lands on, so it
+ * fires straight from its slot. Rounding can lift it a level; a few rounds
+ * settle it. The slack stays within (deadline - h) >> coarse_shift. */
+static uint64_t coarse_deadline(const tw_wheel *w, uint64_t d, uint64_t h)
+{
+    if (!w->coarse_shift)
+        return d;
+    for (unsigned i = 0; i < w->geo.levels; i++) {
+        uint64_t unit = UINT64_C(1) << (place_level(w, d, h) * w->geo.slot_bits);
+        uint64_t up = (d + unit - 1) & ~(unit - 1);
+        if (up < d)
+            break; /* the end of time: keep it exact */
+        if (up == d)
+            return d;
+        d = up;
+    }
+    return d;
 }
 
 /* First visit of slot `idx` strictly after tick h. */
@@ -307,15 +352,14 @@ int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
     int rc = start_prologue(w, t);
     if (rc == 0)
         rc = deadline_after(w, ticks, &deadline);
-    return rc < 0 ? rc : start_at(w, t, deadline);
+    return rc < 0 ? rc : start_at(w, t, coarse_deadline(w, deadline, w->now));
 }
 
-/* Does placing deadline d at time h reach it without a cascade? Only if d
- * sits on a slot boundary of the level it is placed at. */
+/* Does deadline d, placed at time h, fire straight from its slot? Only if
+ * it sits on a slot boundary of the level it goes to. */
 static int fires_without_cascade(const tw_wheel *w, uint64_t d, uint64_t h)
 {
-    unsigned level = (63u - (unsigned)__builtin_clzll(d ^ h)) / w->geo.slot_bits;
-    return level < w->geo.levels && (d & ((UINT64_C(1) << (level * w->geo.slot_bits)) - 1)) == 0;
+    return visit_at(w, place(w, d, h), d);
 }
 
 int tw_start_range(tw_wheel *w, tw_timer *t, uint64_t min_ticks, uint64_t max_ticks)
@@ -391,6 +435,8 @@ static int handle_slot(tw_wheel *w, size_t idx)
             t->where = WHERE_EXPIRED;
             continue;
         }
+        if (visit_at(w, idx, t->deadline))
+            continue; /* this slot's visit at the deadline is still to come */
         to = place(w, t->deadline, w->now);
         if (to == idx)
             continue; /* a later revolution of this slot */
@@ -547,7 +593,8 @@ int tw_service(tw_wheel *w, unsigned budget)
 
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
 {
-    unsigned ran = 0, idle_waits = 0;
+    unsigned ran = 0;
+    uint64_t slice = ADVANCE_SLICE_MIN, waited = 0;
     int rc;
     if (!w || !w->slots || budget == 0)
         return TW_EINVAL;
@@ -586,6 +633,8 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
                 return rc;
         }
         if (!TW_GET(TW_STATUS_ADVANCING, st)) {
+            /* Every tick asked for is taken and handled: the chip is there. */
+            w->now = w->adv_issued;
             if (w->adv_issued == w->adv_target) {
                 uint64_t t;
                 rc = read_chip_now(w, &t);
@@ -593,7 +642,6 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
                     return rc;
                 if (t != w->adv_target)
                     return TW_EDEVICE;
-                w->now = t;
                 return (int)ran;
             }
             uint64_t chunk = w->adv_target - w->adv_issued;
@@ -603,15 +651,27 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
             if (rc < 0)
                 return rc;
             w->adv_issued += chunk;
+            slice = ADVANCE_SLICE_MIN;
+            waited = 0;
         }
-        /* One tick per clock: the chip needs at most this long to finish,
-         * so repeated quiet waits mean it has stopped counting. */
-        rc = tw_dev_wait_irq(w->dev, w->adv_issued - w->now + 4);
+        /* At worst one tick per clock, and usually far less: the chip skips
+         * empty stretches in a search (tens of clocks) and a jump. So wait in
+         * growing slices, and look at STATUS in between; waiting longer than
+         * one clock a tick, with nothing happening, means the chip stopped. */
+        uint64_t left = w->adv_issued - w->now + 4;
+        rc = tw_dev_wait_irq(w->dev, slice < left ? slice : left);
         if (rc < 0)
             return rc;
-        idle_waits = rc > 0 ? 0 : idle_waits + 1;
-        if (idle_waits > 3)
+        if (rc > 0) {
+            slice = ADVANCE_SLICE_MIN;
+            waited = 0;
+            continue;
+        }
+        waited += slice < left ? slice : left;
+        if (waited > 2 * left + 4 * ADVANCE_SLICE_MAX)
             return TW_ETIMEDOUT;
+        if (slice < ADVANCE_SLICE_MAX)
+            slice *= 2;
     }
 }
 
@@ -737,7 +797,7 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
     uint32_t ctrl;
     size_t i;
     int rc;
-    if (!w || !dev || !mem || !cfg || cfg->source > TW_TIME_EXTERNAL)
+    if (!w || !dev || !mem || !cfg || cfg->source > TW_TIME_EXTERNAL || cfg->coarse_shift > 16)
         return TW_EINVAL;
     if ((uintptr_t)mem % _Alignof(tw_list) != 0)
         return TW_EINVAL;
@@ -751,6 +811,7 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
     w->dev = dev;
     w->geo = geo;
     w->source = cfg->source;
+    w->coarse_shift = cfg->coarse_shift;
     w->slot_mask = (1u << geo.slot_bits) - 1;
     w->nslots = (size_t)geo.levels << geo.slot_bits;
     w->slots = mem;
@@ -790,10 +851,10 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
             return TW_ESTATE; /* someone else is advancing this chip */
     }
     if (rc == 0) {
-        /* A fresh wheel's 64-bit time starts at the chip's 48-bit time. */
+        /* 64-bit time: the epoch above the chip's 48-bit counter. */
         w->now = 0;
         rc = read_chip_now(w, &w->now);
-        w->now &= TICK_MASK;
+        w->now = ((uint64_t)cfg->epoch << 48) | (w->now & TICK_MASK);
     }
     if (rc < 0)
         return rc;

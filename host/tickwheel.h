@@ -62,8 +62,16 @@ typedef struct tw_config {
     enum tw_time_source source;
     uint32_t prescale;
     /* Real time: interrupt once this many event entries wait, or once the
-     * oldest has waited irq_holdoff ticks (0: at once). */
+     * FIFO has been non-empty irq_holdoff ticks (0: at once). */
     uint16_t irq_threshold, irq_holdoff;
+    /* 0: exact mode, every timer fires on its tick (cascading down levels).
+     * s > 0: coarse mode, no cascades: tw_start rounds a deadline up to a slot
+     * boundary, late by at most interval / (2^s - 1) ticks; a timer is seen
+     * at most 2^s + 1 times before it fires (below the top level's reach).
+     * Range starts stay inside their range in either mode. */
+    unsigned coarse_shift;
+    /* Bits 63:48 of the wheel's 64-bit time at start (the chip counts 48). */
+    uint16_t epoch;
 } tw_config;
 
 typedef struct tw_stats {
@@ -84,6 +92,7 @@ typedef struct tw_wheel {
     tw_dev *dev;
     tw_geometry geo;
     enum tw_time_source source;
+    unsigned coarse_shift;  /* 0: exact mode */
     uint32_t slot_mask;
     size_t nslots;          /* levels << slot_bits */
     tw_list *slots;         /* one list head per slot (caller memory) */

@@ -283,6 +283,88 @@ out:
     tw_fixture_close(&f);
 }
 
+/* Coarse mode: no cascades at all, every timer late by at most its stated
+ * slack, and a bounded number of looks per timer. */
+static void test_coarse(const tw_backend *b)
+{
+    enum { N = 400, SHIFT = 3 };
+    tw_fixture f;
+    probe *p = calloc(N, sizeof *p);
+    uint64_t *want = calloc(N, sizeof *want);
+    tw_config cfg = {.source = TW_TIME_VIRTUAL, .coarse_shift = SHIFT};
+    tw_rng rng = {42};
+    if (!p || !want || tw_fixture_open_cfg(&f, b, &cfg) < 0) {
+        CHECK(0);
+        goto out;
+    }
+    tw_wheel *w = &f.wheel;
+    unsigned reach = w->geo.levels * w->geo.slot_bits;
+    uint64_t max_iv = reach < 22 ? (UINT64_C(1) << reach) - 1 : UINT64_C(1) << 22;
+    CHECK_OK(tw_advance(w, 12345, 10));
+    for (int i = 0; i < N; i++) {
+        uint64_t iv = 1 + tw_rng_below(&rng, max_iv);
+        uint64_t before = now_of(&f);
+        memset(&p[i], 0, sizeof p[i]);
+        CHECK_OK(tw_timer_init(&p[i].timer, on_fire, &p[i]));
+        CHECK_OK(tw_start(w, &p[i].timer, iv));
+        want[i] = before + iv;
+        p[i].latest = iv / ((1u << SHIFT) - 1); /* the stated slack */
+        CHECK_OK(tw_advance(w, tw_rng_below(&rng, 50), 1000));
+    }
+    uint64_t t;
+    for (int guard = 0; tw_count_pending(w) > 0 && guard < 200000; guard++) {
+        CHECK_OK(tw_ticks_until_next(w, UINT32_MAX, &t));
+        CHECK(tw_advance(w, t ? t : 1, 1000) >= 0);
+    }
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(p[i].fired, 1);
+        CHECK(p[i].fired_at >= want[i]);
+        CHECK(p[i].fired_at - want[i] <= p[i].latest);
+    }
+    CHECK_EQ(w->stats.cascades, 0);
+    if (reach < 64 && max_iv < (UINT64_C(1) << reach)) /* nothing parked at the top */
+        CHECK(w->stats.events <= (uint64_t)N * ((1u << SHIFT) + 1));
+out:
+    tw_fixture_close(&f);
+    free(p);
+    free(want);
+}
+
+/* The far end of 64-bit time: with the wheel's epoch near the top, timers
+ * whose deadlines are the last ticks there are fire exactly, and one more
+ * tick is refused. */
+static void test_end_of_time(const tw_backend *b)
+{
+    tw_fixture f;
+    probe p[3];
+    tw_config cfg = {.source = TW_TIME_VIRTUAL, .epoch = 0xFFFF};
+    if (tw_fixture_open_cfg(&f, b, &cfg) < 0) {
+        CHECK(0);
+        goto out;
+    }
+    tw_wheel *w = &f.wheel;
+    CHECK_EQ(now_of(&f), UINT64_C(0xFFFF) << 48);
+    /* Virtual time skips the empty stretch: 2^48 ticks in few chip clocks. */
+    CHECK_OK(tw_advance_to(w, UINT64_MAX - 5000, 10));
+    CHECK_EQ(now_of(&f), UINT64_MAX - 5000);
+    start_probe(&f, &p[0], 5000);        /* the very last tick */
+    start_probe(&f, &p[1], 4999);
+    start_probe(&f, &p[2], 300);
+    CHECK_EQ(p[0].deadline, UINT64_MAX);
+    probe q;
+    memset(&q, 0, sizeof q);
+    CHECK_OK(tw_timer_init(&q.timer, on_fire, &q));
+    CHECK_EQ(tw_start(w, &q.timer, 5001), TW_ERANGE);
+    CHECK_EQ(tw_advance(w, 5001, 10), TW_ERANGE);
+    CHECK_OK(tw_advance_to(w, UINT64_MAX, 10));
+    for (int i = 0; i < 3; i++) {
+        CHECK_EQ(p[i].fired, 1);
+        CHECK(p[i].fired_at == p[i].deadline);
+    }
+out:
+    tw_fixture_close(&f);
+}
+
 /* Callbacks that start and stop timers, themselves included. */
 typedef struct reentry {
     tw_fixture *f;
@@ -624,6 +706,8 @@ int tw_driver_suite(const tw_backend *b)
         {"lazy_rearm", test_lazy_rearm},
         {"range_start", test_range},
         {"ticks_until_next", test_ticks_until_next},
+        {"coarse_mode", test_coarse},
+        {"end_of_64bit_time", test_end_of_time},
         {"reentrant_callbacks", test_reentrant},
         {"budget_resumes", test_budget},
         {"long_intervals", test_long_intervals},

@@ -16,7 +16,7 @@
 #include "tw_test.h"
 
 int tw_driver_suite(const tw_backend *b);
-int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6]);
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift);
 
 static void usage(const char *prog)
 {
@@ -72,7 +72,9 @@ int main(int argc, char **argv)
         if (!strcmp(suite, "all") || !strcmp(suite, "driver"))
             failed += tw_driver_suite(&backends[k]);
         if (!strcmp(suite, "all") || !strcmp(suite, "random"))
-            failed += !tw_random_run(&backends[k], seed, k == 0 ? 10 * ops : ops, NULL);
+            failed += !tw_random_run(&backends[k], seed, k == 0 ? 10 * ops : ops, NULL, 0);
+        if (!strcmp(suite, "all") || !strcmp(suite, "random"))
+            failed += !tw_random_run(&backends[k], seed + 2, ops, NULL, 3); /* coarse mode */
     }
 
     /* The C model is the RTL cycle for cycle: the same workload must leave
@@ -81,7 +83,7 @@ int main(int argc, char **argv)
         static const char *what[6] = {"fired", "events", "now", "cycles", "reads", "writes"};
         uint64_t sm[6] = {0}, sv[6] = {0};
         long n = ops / 5 > 0 ? ops / 5 : 1;
-        int ok = tw_random_run(&backends[0], seed + 1, n, sm) & tw_random_run(&backends[1], seed + 1, n, sv);
+        int ok = tw_random_run(&backends[0], seed + 1, n, sm, 0) & tw_random_run(&backends[1], seed + 1, n, sv, 0);
         for (int i = 0; i < 6 && ok; i++)
             if (sm[i] != sv[i]) {
                 printf("FAIL agree/%s: %s: model %llu, RTL %llu (seed %llu)\n", names[1] + 3, what[i],

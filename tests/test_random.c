@@ -16,6 +16,7 @@ typedef struct oracle {
     uint64_t deadline[NTIMERS];
     uint64_t fired, started, stopped;
     unsigned level_bits; /* levels * slot_bits */
+    unsigned coarse_shift;
     long errors;
 } oracle;
 
@@ -45,8 +46,16 @@ static void oracle_start(oracle *o, size_t i, uint64_t ticks)
         o->errors++;
         return;
     }
+    /* Coarse mode may round up, within its stated slack; exact mode may not. */
+    uint64_t promised = o->timers[i].deadline, wanted = now + ticks;
+    uint64_t slack = o->coarse_shift ? ticks / ((UINT64_C(1) << o->coarse_shift) - 1) : 0;
+    if (promised < wanted || promised - wanted > slack) {
+        tw_test_fail(__FILE__, __LINE__, "timer %zu for %llu ticks at %llu: deadline %llu", i,
+                     (unsigned long long)ticks, (unsigned long long)now, (unsigned long long)promised);
+        o->errors++;
+    }
     o->pending[i] = 1;
-    o->deadline[i] = now + ticks;
+    o->deadline[i] = promised;
     o->started++;
 }
 
@@ -120,7 +129,7 @@ static void check_nothing_due(oracle *o)
         }
 }
 
-int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6])
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift)
 {
     tw_fixture f;
     oracle *o = calloc(1, sizeof *o);
@@ -128,12 +137,15 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary
         return 0;
     tw_test_failed = 0;
     tw_test_why[0] = 0;
-    printf("# random/%s: seed=%llu ops=%ld\n", b->name, (unsigned long long)seed, ops);
-    if (tw_fixture_open(&f, b, TW_TIME_VIRTUAL, 0) < 0) {
+    const char *mode = coarse_shift ? "coarse" : "oracle";
+    printf("# random/%s/%s: seed=%llu ops=%ld\n", b->name, mode, (unsigned long long)seed, ops);
+    tw_config cfg = {.source = TW_TIME_VIRTUAL, .coarse_shift = coarse_shift};
+    if (tw_fixture_open_cfg(&f, b, &cfg) < 0) {
         tw_test_fail(__FILE__, __LINE__, "cannot open backend");
         goto out;
     }
     o->f = &f;
+    o->coarse_shift = coarse_shift;
     o->rng.s = seed;
     o->level_bits = f.wheel.geo.levels * f.wheel.geo.slot_bits;
     the_oracle = o;
@@ -194,9 +206,9 @@ out:
     tw_fixture_close(&f);
     free(o);
     if (tw_test_failed)
-        printf("FAIL random/%s/oracle: seed=%llu: %s\n", b->name, (unsigned long long)seed, tw_test_why);
+        printf("FAIL random/%s/%s: seed=%llu: %s\n", b->name, mode, (unsigned long long)seed, tw_test_why);
     else
-        printf("ok random/%s/oracle\n", b->name);
+        printf("ok random/%s/%s\n", b->name, mode);
     fflush(stdout);
     return !tw_test_failed;
 }

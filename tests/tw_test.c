@@ -20,8 +20,13 @@ void tw_test_fail(const char *file, int line, const char *fmt, ...)
 
 int tw_fixture_open(tw_fixture *f, const tw_backend *b, enum tw_time_source src, uint32_t prescale)
 {
-    tw_geometry g;
     tw_config cfg = {.source = src, .prescale = prescale};
+    return tw_fixture_open_cfg(f, b, &cfg);
+}
+
+int tw_fixture_open_cfg(tw_fixture *f, const tw_backend *b, const tw_config *cfg)
+{
+    tw_geometry g;
     int rc;
     memset(f, 0, sizeof *f);
     rc = b->open(&f->dev, &b->cfg);
@@ -33,7 +38,7 @@ int tw_fixture_open(tw_fixture *f, const tw_backend *b, enum tw_time_source src,
     f->mem = malloc(tw_mem_size(&g));
     if (!f->mem)
         return TW_ENOMEM;
-    return tw_init(&f->wheel, &f->dev, f->mem, tw_mem_size(&g), &cfg);
+    return tw_init(&f->wheel, &f->dev, f->mem, tw_mem_size(&g), cfg);
 }
 
 void tw_fixture_close(tw_fixture *f)

@@ -49,6 +49,7 @@ typedef struct tw_fixture {
 } tw_fixture;
 
 int tw_fixture_open(tw_fixture *f, const tw_backend *b, enum tw_time_source src, uint32_t prescale);
+int tw_fixture_open_cfg(tw_fixture *f, const tw_backend *b, const tw_config *cfg);
 void tw_fixture_close(tw_fixture *f);
 
 /* Runs one test function and prints its line; returns 1 if it passed. */
