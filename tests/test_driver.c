@@ -365,6 +365,65 @@ out:
     tw_fixture_close(&f);
 }
 
+/* Callbacks on a tick where a higher level cascades: they see the moved
+ * timers as ordinary pending timers and may stop, re-arm or join them. */
+typedef struct cascade_ctx {
+    tw_fixture *f;
+    probe b, c, d;
+    int a_runs;
+    uint64_t unit;
+} cascade_ctx;
+
+static void on_cascade_a(tw_timer *t, uint64_t now, void *arg)
+{
+    cascade_ctx *x = arg;
+    tw_wheel *w = &x->f->wheel;
+    (void)t;
+    x->a_runs++;
+    if (tw_stop(w, &x->b.timer) != 1)          /* just moved down a level */
+        x->a_runs += 100;
+    tw_start(w, &x->d.timer, 1);               /* re-armed earlier than planned */
+    tw_start(w, &x->c.timer, x->unit * 2 + 3); /* into the slot just visited */
+    x->c.deadline = now + x->unit * 2 + 3;
+    x->d.deadline = now + 1;
+}
+
+static void test_cascade_reentry(const tw_backend *b)
+{
+    tw_fixture f;
+    cascade_ctx x;
+    tw_timer a;
+    memset(&x, 0, sizeof x);
+    x.f = &f;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    tw_wheel *w = &f.wheel;
+    if (w->geo.levels < 2) /* no cascades in a hashed wheel */
+        goto out;
+    x.unit = UINT64_C(1) << w->geo.slot_bits;
+    uint64_t T = 3 * x.unit; /* a level-1 visit */
+    CHECK_OK(tw_timer_init(&a, on_cascade_a, &x));
+    CHECK_OK(tw_timer_init(&x.b.timer, on_fire, &x.b));
+    CHECK_OK(tw_timer_init(&x.c.timer, on_fire, &x.c));
+    CHECK_OK(tw_timer_init(&x.d.timer, on_fire, &x.d));
+    CHECK_OK(tw_advance(w, 1, 10));
+    CHECK_OK(tw_start(w, &a, T - 1));          /* fires at T */
+    CHECK_OK(tw_start(w, &x.b.timer, T + 4));  /* level 1 until T, then level 0 */
+    CHECK_OK(tw_start(w, &x.d.timer, T + 9));
+    uint64_t cascades = w->stats.cascades;
+    CHECK_OK(tw_advance_to(w, T, 10));
+    CHECK_EQ(x.a_runs, 1);
+    CHECK(w->stats.cascades >= cascades + 2);
+    CHECK_OK(tw_advance_to(w, T + 3 * x.unit, 10));
+    CHECK_EQ(x.b.fired, 0);
+    CHECK_EQ(x.d.fired, 1);
+    CHECK_EQ(x.d.fired_at, x.d.deadline);
+    CHECK_EQ(x.c.fired, 1);
+    CHECK_EQ(x.c.fired_at, x.c.deadline);
+out:
+    tw_fixture_close(&f);
+}
+
 /* Callbacks that start and stop timers, themselves included. */
 typedef struct reentry {
     tw_fixture *f;
@@ -709,6 +768,7 @@ int tw_driver_suite(const tw_backend *b)
         {"coarse_mode", test_coarse},
         {"end_of_64bit_time", test_end_of_time},
         {"reentrant_callbacks", test_reentrant},
+        {"reentry_during_cascade", test_cascade_reentry},
         {"budget_resumes", test_budget},
         {"long_intervals", test_long_intervals},
         {"overflow_recovery", test_overflow_recovery},
