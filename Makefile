@@ -41,7 +41,7 @@ geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst 
 TOOLS        := verilator iverilog vvp yosys
 DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3
 
-LIB_SRC      := host/tickwheel.c host/tw_model.c
+LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all deps sim test lint regs check-regs bench clean
@@ -101,6 +101,20 @@ $(BUILD)/vl/%/tw_vl.o: sim/tw_vl.cpp $(BUILD)/vl/%/Vtw_core__ALL.a host/tw_dev.h
 
 vl_objs = $(BUILD)/vl/$1/tw_vl.o $(BUILD)/vl/$1/Vtw_core__ALL.a $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
 
+# The board-independent FPGA top (SPI bridge + core), for the SPI backend.
+SPI_RTL := rtl/tw_spi.v rtl/tw_spi_top.v $(RTL)
+$(BUILD)/vlspi/%/Vtw_spi_top__ALL.a: $(SPI_RTL) rtl/tw_regs.vh | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(VERILATOR) --cc --build -j 2 -O3 --x-assign fast --x-initial fast -Wall \
+	  -Irtl $(call geo_args,$*) --Mdir $(@D) --top-module tw_spi_top \
+	  -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(SANFLAGS)") \
+	  $(SPI_RTL) > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
+
+$(BUILD)/vlspi/%/tw_vl_spi.o: sim/tw_vl_spi.cpp $(BUILD)/vlspi/%/Vtw_spi_top__ALL.a host/tw_spi.h host/tw_regs.h
+	$(CXX) $(VL_CXXFLAGS) -Ihost -I$(@D) -c $< -o $@
+
+vlspi_objs = $(BUILD)/vlspi/$1/tw_vl_spi.o $(BUILD)/vlspi/$1/Vtw_spi_top__ALL.a $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
+
 # ------------------------------------------------------------------ sim
 $(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
@@ -128,12 +142,16 @@ TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/te
 $(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,%)
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
-TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%)
+TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%) $(BUILD)/tests/test-spi
+
+$(BUILD)/tests/test-spi: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
+                         $(BUILD)/tests/test_spi_main.o $(BUILD)/libtickwheel.a $(call vlspi_objs,$(DEFAULT_GEO))
+	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 lint: | $(BUILD)/.deps
 	@for g in $(GEOMETRIES); do \
 	  $(VERILATOR) --lint-only -Wall -Irtl $$(echo $$g | awk -F_ '{print "-GLEVELS="$$1" -GSLOT_BITS="$$2" -GFIFO_LOG2="$$3}') \
-	    --top-module tw_core $(RTL) || exit 1; \
+	    --top-module tw_spi_top $(SPI_RTL) || exit 1; \
 	done
 	@echo "lint: clean"
 

@@ -31,6 +31,7 @@
 #define TW_REG_NEXT_LO 0x50u
 #define TW_REG_NEXT_HI 0x54u
 #define TW_REG_COALESCE 0x58u
+#define TW_REG_SPI_ERRORS 0xFCu
 
 /* fields: _LSB, _MASK (in place), and TW_GET/TW_PUT */
 #define TW_VERSION_MINOR_LSB 0u
@@ -85,6 +86,10 @@
 #define TW_COALESCE_HOLDOFF_MASK 0x0000FFFFu
 #define TW_COALESCE_THRESH_LSB 16u
 #define TW_COALESCE_THRESH_MASK 0xFFFF0000u
+#define TW_SPI_ERRORS_COUNT_LSB 0u
+#define TW_SPI_ERRORS_COUNT_MASK 0x0000FFFFu
+#define TW_SPI_ERRORS_FLAG_LSB 31u
+#define TW_SPI_ERRORS_FLAG_MASK 0x80000000u
 
 #define TW_GET(reg_field, value) (((value) & reg_field##_MASK) >> reg_field##_LSB)
 #define TW_PUT(reg_field, value) (((uint32_t)(value) << reg_field##_LSB) & reg_field##_MASK)

@@ -32,6 +32,7 @@ lines() { # command whose output carries ok/FAIL lines
     for g in $GEOMETRIES; do
         lines "$BUILD/tests/test-$g" --seed "$SEED"
     done
+    lines "$BUILD/tests/test-spi" --seed "$SEED"
     step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
     step sim-bad-option sh -c "! $BUILD/tw-sim --timers -5 2>/dev/null"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md

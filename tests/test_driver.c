@@ -589,7 +589,8 @@ static void test_overflow_recovery(const tw_backend *b)
     uint32_t v;
     /* 100 cycles a tick: the starts (a few bus cycles each) finish long
      * before the first deadline, and the sleep below spans them all. */
-    if (!p || tw_fixture_open(&f, b, TW_TIME_INTERNAL, 99) < 0) {
+    unsigned scale = b->time_scale ? b->time_scale : 1;
+    if (!p || tw_fixture_open(&f, b, TW_TIME_INTERNAL, 100 * scale - 1) < 0) {
         CHECK(0);
         goto out;
     }
@@ -597,7 +598,7 @@ static void test_overflow_recovery(const tw_backend *b)
     CHECK_OK(tw_dev_write(&f.dev, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, 1)));
     for (int i = 0; i < N; i++)
         start_probe(&f, &p[i], 200 + 3 * (uint64_t)i);
-    tw_dev_wait_irq(&f.dev, 100 * (200 + 3 * N + 10));
+    tw_dev_wait_irq(&f.dev, 100 * (uint64_t)scale * (200 + 3 * N + 10));
     CHECK_OK(tw_dev_read(&f.dev, TW_REG_STATUS, &v));
     CHECK(TW_GET(TW_STATUS_OVERFLOW, v));
     CHECK_OK(tw_dev_write(&f.dev, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, 1) | TW_CTRL_IRQ_EN_MASK));
@@ -608,7 +609,7 @@ static void test_overflow_recovery(const tw_backend *b)
         if (rc < 0)
             break;
         ran += rc;
-        tw_dev_wait_irq(&f.dev, 20000);
+        tw_dev_wait_irq(&f.dev, 20000 * (uint64_t)scale);
     }
     CHECK_EQ(ran, N);
     CHECK(f.wheel.stats.overflows >= 1);
@@ -629,7 +630,8 @@ static void test_realtime(const tw_backend *b)
 {
     tw_fixture f;
     probe p[20];
-    if (tw_fixture_open(&f, b, TW_TIME_INTERNAL, 9) < 0) {
+    unsigned scale = b->time_scale ? b->time_scale : 1;
+    if (tw_fixture_open(&f, b, TW_TIME_INTERNAL, 10 * scale - 1) < 0) {
         CHECK(0);
         goto out;
     }
@@ -637,7 +639,7 @@ static void test_realtime(const tw_backend *b)
         start_probe(&f, &p[i], 100 + 13 * (uint64_t)i); /* after the last start returns */
     int ran = 0;
     for (int round = 0; round < 1000 && ran < 20; round++) {
-        tw_dev_wait_irq(&f.dev, 100000);
+        tw_dev_wait_irq(&f.dev, 100000 * (uint64_t)scale);
         int rc = tw_service(&f.wheel, 100);
         CHECK(rc >= 0);
         if (rc < 0)
@@ -776,7 +778,14 @@ int tw_driver_suite(const tw_backend *b)
         {"bad_input", test_bad_input},
     };
     int failed = 0;
-    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++)
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        /* 2^48 ticks of virtual time are 65536 ADVANCE commands: on SPI,
+         * minutes of simulation that test no more than Wishbone does. */
+        if (b->time_scale > 1 && tests[i].fn == test_end_of_time) {
+            printf("# driver/%s/%s: skipped on a slow bus\n", b->name, tests[i].name);
+            continue;
+        }
         failed += !tw_test_run("driver", tests[i].name, tests[i].fn, b);
+    }
     return failed;
 }

@@ -55,9 +55,10 @@ int main(int argc, char **argv)
         return 1;
     }
     tw_dev_close(&probe_dev);
+    tw_sim_config geo = {.levels = g.levels, .slot_bits = g.slot_bits, .fifo_log2 = g.fifo_log2};
     tw_backend backends[2] = {
-        {"model", tw_model_open, {g.levels, g.slot_bits, g.fifo_log2, NULL}},
-        {"vl", tw_vl_open, {g.levels, g.slot_bits, g.fifo_log2, NULL}},
+        {.name = "model", .open = tw_model_open, .cfg = geo, .time_scale = 1},
+        {.name = "vl", .open = tw_vl_open, .cfg = geo, .time_scale = 1},
     };
     char names[2][64];
     snprintf(names[0], sizeof names[0], "model-L%uB%uF%u", g.levels, g.slot_bits, g.fifo_log2);

@@ -51,4 +51,7 @@ EOF
         -Ptb_tw_core.LEVELS="$l" -Ptb_tw_core.SLOT_BITS="$b" -Ptb_tw_core.FIFO_LOG2="$f"
 done
 
+spi="rtl/tw_spi_top.v rtl/tw_spi.v $core"
+run tb_tw_spi tb_tw_spi "$spi"
+
 exit $failed

@@ -1,0 +1,63 @@
+/* The SPI link to a standalone tickwheel board (docs/spi.md): frame coding,
+ * CRC-8, and a device backend over any byte transport that retries corrupted
+ * frames without doing an access twice. */
+#ifndef TW_SPI_H
+#define TW_SPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tw_dev.h"
+
+#define TW_SPI_FRAME_LEN 13u
+#define TW_SPI_STATUS_DONE 0x01u
+#define TW_SPI_STATUS_BAD_CRC 0x02u
+#define TW_SPI_STATUS_REPEAT 0x03u
+
+/* CRC-8/SMBUS: polynomial 0x07, initial 0, no reflection, no final XOR. */
+uint8_t tw_crc8(const uint8_t *bytes, size_t n);
+
+/* Fills a request frame; word_addr is the byte address / 4. */
+void tw_spi_encode(uint8_t frame[TW_SPI_FRAME_LEN], int write, int seq, unsigned word_addr,
+                   uint32_t data);
+/* Checks a response: returns its status (TW_SPI_STATUS_*) and the data, or
+ * TW_EIO if its CRC is wrong or its status unknown. */
+int tw_spi_decode(const uint8_t rx[TW_SPI_FRAME_LEN], uint32_t *data);
+
+/* What carries frames: one full-duplex transfer with CS low throughout. */
+typedef struct tw_spi_transport {
+    const char *name;
+    int (*transfer)(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len);
+    /* The rest as in tw_dev_ops (optional ones may be NULL). */
+    int (*wait_irq)(void *ctx, uint64_t max_cycles);
+    uint64_t (*cycles)(void *ctx);
+    void (*set_ext_tick)(void *ctx, int level);
+    void (*reset)(void *ctx);
+    void (*close)(void *ctx);
+} tw_spi_transport;
+
+typedef struct tw_spi_stats {
+    uint64_t frames, retries, bad_responses, rejected_requests;
+} tw_spi_stats;
+
+/* A device whose register accesses are SPI frames over `transport`.
+ * A frame whose response is corrupted or rejected is sent again unchanged
+ * (the bridge answers a repeat from its saved response), up to max_tries. */
+int tw_spi_open(tw_dev *dev, const tw_spi_transport *transport, void *transport_ctx,
+                unsigned max_tries);
+/* Statistics of a device opened by tw_spi_open (NULL for any other). */
+const tw_spi_stats *tw_spi_get_stats(const tw_dev *dev);
+
+/* Backends over this link. */
+typedef struct tw_vl_spi_config {
+    tw_sim_config sim;       /* geometry check, as for tw_vl_open */
+    unsigned half_period;    /* system clocks per half SCK period (>= 4) */
+    double corrupt_rate;     /* probability that a frame gets one bit flipped */
+    uint64_t seed;           /* for the corruption and SCK phase jitter */
+} tw_vl_spi_config;
+/* The Verilated FPGA top (bridge + core), frames clocked through bit by bit. */
+int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg);
+/* Linux spidev (e.g. "/dev/spidev0.0"); irq_gpio < 0 polls STATUS instead. */
+int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, int irq_gpio);
+
+#endif

@@ -1,0 +1,158 @@
+/* Linux spidev backend: a real tickwheel board on a host's SPI pins
+ * (docs/fpga.md has the wiring). The interrupt comes from a sysfs GPIO
+ * configured for rising edges, or, without one, STATUS is polled. */
+#define _DEFAULT_SOURCE
+#include "tw_spi.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tw_err.h"
+#include "tw_regs.h"
+
+#ifdef __linux__
+#include <linux/spi/spidev.h>
+#include <sys/ioctl.h>
+#endif
+
+/* Nominal chip clock, to turn wait_irq's cycle budget into time. */
+#define NOMINAL_HZ 48000000u
+#define POLL_US 100u
+
+typedef struct spidev_ctx {
+    int fd, irq_fd;
+    uint32_t speed_hz;
+    uint64_t start_ns;
+} spidev_ctx;
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int spidev_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
+{
+#ifdef __linux__
+    spidev_ctx *s = ctx;
+    struct spi_ioc_transfer xfer;
+    memset(&xfer, 0, sizeof xfer);
+    xfer.tx_buf = (uintptr_t)tx;
+    xfer.rx_buf = (uintptr_t)rx;
+    xfer.len = (uint32_t)len;
+    xfer.speed_hz = s->speed_hz;
+    xfer.bits_per_word = 8;
+    return ioctl(s->fd, SPI_IOC_MESSAGE(1), &xfer) < 0 ? TW_EIO : 0;
+#else
+    (void)ctx, (void)tx, (void)rx, (void)len;
+    return TW_EIO;
+#endif
+}
+
+/* The IRQ pin's level, from the GPIO's value file. */
+static int irq_level(spidev_ctx *s)
+{
+    char c = '0';
+    if (lseek(s->irq_fd, 0, SEEK_SET) < 0 || read(s->irq_fd, &c, 1) != 1)
+        return TW_EIO;
+    return c == '1';
+}
+
+/* Without an IRQ pin: STATUS.IRQ over the link itself (a plain read frame). */
+static int status_irq(spidev_ctx *s)
+{
+    uint8_t tx[TW_SPI_FRAME_LEN], rx[TW_SPI_FRAME_LEN];
+    uint32_t status;
+    static int seq;
+    seq = !seq;
+    tw_spi_encode(tx, 0, seq, TW_REG_STATUS / 4, 0);
+    int rc = spidev_transfer(s, tx, rx, sizeof tx);
+    if (rc == 0 && tw_spi_decode(rx, &status) < 0)
+        return 0; /* a corrupted answer: look again next time */
+    return rc < 0 ? rc : (int)TW_GET(TW_STATUS_IRQ, status);
+}
+
+static int spidev_wait_irq(void *ctx, uint64_t max_cycles)
+{
+    spidev_ctx *s = ctx;
+    uint64_t deadline = mono_ns() + max_cycles * (1000000000u / NOMINAL_HZ);
+    for (;;) {
+        int level = s->irq_fd >= 0 ? irq_level(s) : status_irq(s);
+        if (level != 0)
+            return level;
+        uint64_t now = mono_ns();
+        if (now >= deadline)
+            return 0;
+        if (s->irq_fd >= 0) {
+            struct pollfd p = {.fd = s->irq_fd, .events = POLLPRI | POLLERR};
+            uint64_t ms = (deadline - now + 999999) / 1000000;
+            poll(&p, 1, ms > 1000 ? 1000 : (int)ms);
+        } else {
+            usleep(POLL_US);
+        }
+    }
+}
+
+static uint64_t spidev_cycles(void *ctx)
+{
+    spidev_ctx *s = ctx;
+    return (mono_ns() - s->start_ns) / (1000000000u / NOMINAL_HZ);
+}
+
+static void spidev_close(void *ctx)
+{
+    spidev_ctx *s = ctx;
+    if (s->irq_fd >= 0)
+        close(s->irq_fd);
+    close(s->fd);
+    free(s);
+}
+
+static const tw_spi_transport spidev_transport = {
+    "spidev", spidev_transfer, spidev_wait_irq, spidev_cycles, NULL, NULL, spidev_close,
+};
+
+int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, int irq_gpio)
+{
+    if (!dev || !path || speed_hz == 0)
+        return TW_EINVAL;
+    spidev_ctx *s = calloc(1, sizeof *s);
+    if (!s)
+        return TW_ENOMEM;
+    s->irq_fd = -1;
+    s->speed_hz = speed_hz;
+    s->start_ns = mono_ns();
+    s->fd = open(path, O_RDWR);
+    if (s->fd < 0) {
+        free(s);
+        return errno == ENOENT ? TW_ENODEV : TW_EIO;
+    }
+#ifdef __linux__
+    uint8_t mode = SPI_MODE_0, bits = 8;
+    if (ioctl(s->fd, SPI_IOC_WR_MODE, &mode) < 0 || ioctl(s->fd, SPI_IOC_WR_BITS_PER_WORD, &bits) < 0 ||
+        ioctl(s->fd, SPI_IOC_WR_MAX_SPEED_HZ, &speed_hz) < 0) {
+        spidev_close(s);
+        return TW_EIO;
+    }
+#endif
+    if (irq_gpio >= 0) {
+        char name[64];
+        snprintf(name, sizeof name, "/sys/class/gpio/gpio%d/value", irq_gpio);
+        s->irq_fd = open(name, O_RDONLY);
+        if (s->irq_fd < 0) { /* export the pin and set it up for rising edges first */
+            spidev_close(s);
+            return TW_ENODEV;
+        }
+    }
+    int rc = tw_spi_open(dev, &spidev_transport, s, 8);
+    if (rc < 0)
+        spidev_close(s);
+    return rc;
+}

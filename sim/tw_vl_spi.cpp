@@ -1,0 +1,169 @@
+// Verilated SPI backend: the board-independent FPGA top (rtl/tw_spi_top.v:
+// SPI bridge + core) with every frame clocked through it bit by bit, SPI
+// mode 0, so the driver's SPI path runs end to end. Optional fault
+// injection flips one bit of a frame, in the request or in the response.
+#include <cstdint>
+#include <cstdlib>
+#include <new>
+
+#include "Vtw_spi_top.h"
+#include "verilated.h"
+
+extern "C" {
+#include "tw_err.h"
+#include "tw_regs.h"
+#include "tw_spi.h"
+}
+
+namespace {
+
+struct SpiChip {
+    VerilatedContext ctx;
+    Vtw_spi_top *top = nullptr;
+    uint64_t cycles = 0;
+    unsigned half_period = 4;
+    double corrupt_rate = 0;
+    uint64_t rng = 1;
+};
+
+uint64_t next_random(SpiChip *c)
+{
+    uint64_t z = (c->rng += UINT64_C(0x9E3779B97F4A7C15));
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return z ^ (z >> 31);
+}
+
+void clock_cycles(SpiChip *c, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        c->top->i_clk = 1;
+        c->top->eval();
+        c->top->i_clk = 0;
+        c->top->eval();
+        c->cycles++;
+    }
+}
+
+// Half an SCK period, one clock longer now and then: SCK edges land at every
+// phase of the system clock over a run.
+unsigned half(SpiChip *c)
+{
+    return c->half_period + (unsigned)(next_random(c) & 1);
+}
+
+int spi_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
+{
+    SpiChip *c = static_cast<SpiChip *>(ctx);
+    uint8_t out[TW_SPI_FRAME_LEN];
+    if (len > sizeof out)
+        return TW_EINVAL;
+    for (size_t i = 0; i < len; i++)
+        out[i] = tx[i];
+    bool corrupt = c->corrupt_rate > 0 &&
+                   (double)(next_random(c) % 1000000) < c->corrupt_rate * 1e6;
+    bool in_request = corrupt && (next_random(c) & 1);
+    size_t flip_bit = (size_t)(next_random(c) % (len * 8));
+    if (in_request && flip_bit / 8 < 6) // the part of the frame the bridge reads
+        out[flip_bit / 8] ^= (uint8_t)(0x80u >> (flip_bit % 8));
+
+    c->top->i_cs_n = 0;
+    clock_cycles(c, half(c));
+    for (size_t i = 0; i < len; i++) {
+        uint8_t in = 0;
+        for (int b = 7; b >= 0; b--) {
+            c->top->i_mosi = (out[i] >> b) & 1u;
+            clock_cycles(c, half(c));
+            in = (uint8_t)(in << 1 | (c->top->o_miso & 1u)); // sampled at the rising edge
+            c->top->i_sck = 1;
+            clock_cycles(c, half(c));
+            c->top->i_sck = 0;
+        }
+        rx[i] = in;
+    }
+    clock_cycles(c, half(c));
+    c->top->i_cs_n = 1;
+    c->top->i_mosi = 0;
+    clock_cycles(c, 2 * c->half_period);
+    if (corrupt && !in_request)
+        rx[flip_bit / 8] ^= (uint8_t)(0x80u >> (flip_bit % 8));
+    return 0;
+}
+
+int spi_wait_irq(void *ctx, uint64_t max_cycles)
+{
+    SpiChip *c = static_cast<SpiChip *>(ctx);
+    for (uint64_t n = 0; n < max_cycles && !c->top->o_irq; n++)
+        clock_cycles(c, 1);
+    return c->top->o_irq ? 1 : 0;
+}
+
+uint64_t spi_cycles(void *ctx) { return static_cast<SpiChip *>(ctx)->cycles; }
+
+void spi_set_ext_tick(void *ctx, int level) { static_cast<SpiChip *>(ctx)->top->i_ext_tick = level ? 1 : 0; }
+
+void spi_reset(void *ctx)
+{
+    SpiChip *c = static_cast<SpiChip *>(ctx);
+    c->top->i_rst = 1;
+    clock_cycles(c, 2);
+    c->top->i_rst = 0;
+}
+
+void spi_close(void *ctx)
+{
+    SpiChip *c = static_cast<SpiChip *>(ctx);
+    c->top->final();
+    delete c->top;
+    delete c;
+}
+
+const tw_spi_transport vl_spi_transport = {
+    "verilator-spi", spi_transfer, spi_wait_irq, spi_cycles, spi_set_ext_tick, spi_reset, spi_close,
+};
+
+} // namespace
+
+extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
+{
+    if (!dev || !cfg || cfg->half_period < 4 || cfg->corrupt_rate < 0 || cfg->corrupt_rate > 1)
+        return TW_EINVAL;
+    SpiChip *c = new (std::nothrow) SpiChip;
+    if (!c)
+        return TW_ENOMEM;
+    c->top = new (std::nothrow) Vtw_spi_top{&c->ctx};
+    if (!c->top) {
+        delete c;
+        return TW_ENOMEM;
+    }
+    c->half_period = cfg->half_period;
+    c->corrupt_rate = cfg->corrupt_rate;
+    c->rng = cfg->seed;
+    c->top->i_clk = 0;
+    c->top->i_cs_n = 1;
+    c->top->i_sck = 0;
+    c->top->i_mosi = 0;
+    c->top->i_ext_tick = 0;
+    c->top->eval();
+    spi_reset(c);
+
+    int rc = tw_spi_open(dev, &vl_spi_transport, c, 16);
+    if (rc < 0) {
+        spi_close(c);
+        return rc;
+    }
+    // The geometry is fixed when the model is Verilated: refuse a mismatch.
+    uint32_t caps = 0;
+    rc = tw_dev_read(dev, TW_REG_CAPS, &caps);
+    if (rc == 0 && cfg->sim.levels &&
+        (TW_GET(TW_CAPS_LEVELS, caps) != cfg->sim.levels ||
+         TW_GET(TW_CAPS_SLOT_BITS, caps) != cfg->sim.slot_bits ||
+         TW_GET(TW_CAPS_FIFO_LOG2, caps) != cfg->sim.fifo_log2))
+        rc = TW_EINVAL;
+    if (rc < 0) {
+        tw_dev_close(dev);
+        return rc;
+    }
+    dev->reads = dev->writes = 0;
+    return 0;
+}
