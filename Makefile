@@ -41,7 +41,7 @@ geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst 
 TOOLS        := verilator iverilog vvp yosys
 DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3
 
-LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c
+LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all deps sim test lint regs check-regs bench clean
@@ -137,6 +137,7 @@ bench: $(BUILD)/bench-micro
 
 # ------------------------------------------------------------------ tests
 TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
+               $(BUILD)/tests/test_lockstep.o \
                $(BUILD)/libtickwheel.a
 
 $(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,%)

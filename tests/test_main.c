@@ -2,7 +2,7 @@
  * randomised oracle test on the C model and on the Verilated RTL, both with
  * the geometry this binary's RTL was built with.
  *
- *   test-L_B_F [--backend model|vl|all] [--suite driver|random|all]
+ *   test-L_B_F [--backend model|vl|all] [--suite driver|random|lockstep|all]
  *              [--seed N] [--ops N]
  *
  * The randomised test runs --ops operations on the RTL (default 100k) and ten
@@ -17,11 +17,12 @@
 
 int tw_driver_suite(const tw_backend *b);
 int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift);
+int tw_lockstep_run(const tw_backend *other, uint64_t seed, long ops);
 
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s [--backend model|vl|all] [--suite driver|random|all] [--seed N] [--ops N]\n"
+            "usage: %s [--backend model|vl|all] [--suite driver|random|lockstep|all] [--seed N] [--ops N]\n"
             "  replay a randomised failure with the seed it printed\n",
             prog);
     exit(2);
@@ -96,5 +97,8 @@ int main(int argc, char **argv)
             printf("ok agree/%s/model_equals_rtl (cycles %llu)\n", names[1] + 3, (unsigned long long)sm[3]);
         failed += !ok;
     }
+    /* Register-level lockstep of the two: --ops x 10 random operations. */
+    if (!strcmp(backend, "all") && (!strcmp(suite, "all") || !strcmp(suite, "lockstep")))
+        failed += !tw_lockstep_run(&backends[1], seed + 3, 10 * ops);
     return failed ? 1 : 0;
 }
