@@ -6,6 +6,7 @@
 #   make bench          benchmarks, CSV in bench/results/
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
+#   make install PREFIX=...  library, headers, pkg-config file
 #   make clean
 # SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan.
 
@@ -38,13 +39,13 @@ DEFAULT_GEO  := 4_8_4
 geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1)) \
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
-TOOLS        := verilator iverilog vvp yosys
-DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3
+TOOLS        := verilator iverilog vvp yosys pkg-config
+DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf
 
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs bench clean
+.PHONY: all deps sim test lint regs check-regs bench install clean
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -122,6 +123,38 @@ $(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(
 SIM_ARGS ?=
 sim: $(BUILD)/tw-sim
 	$(BUILD)/tw-sim $(if $(filter 1,$(TRACE)),--trace $(BUILD)/sim.fst) $(SIM_ARGS)
+
+# --------------------------------------------------------------- install
+# make install PREFIX=/usr/local: static and shared library, headers and a
+# pkg-config file. The library holds the driver and the C model and SPI
+# backends; the Verilator backends stay with the simulator (build/tw-sim).
+PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+INCDIR   ?= $(PREFIX)/include/tickwheel
+VERSION  := $(shell awk -F' = ' '/^version_major/{ma=$$2} /^version_minor/{mi=$$2} END{print ma"."mi".0"}' rtl/tw_regs.toml)
+PUB_HDRS := host/tickwheel.h host/tw_dev.h host/tw_err.h host/tw_regs.h host/tw_spi.h
+PIC_OBJ  := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
+
+$(BUILD)/pic/%.o: %.c $(wildcard host/*.h) | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -c $< -o $@
+
+$(BUILD)/libtickwheel.so.$(VERSION): $(PIC_OBJ)
+	$(CC) -shared -Wl,-soname,libtickwheel.so.$(word 1,$(subst ., ,$(VERSION))) -o $@ $^
+
+$(BUILD)/tickwheel.pc: Makefile
+	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(PREFIX)/include' '' \
+	  'Name: tickwheel' 'Description: host driver for the tickwheel timer coprocessor' \
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -ltickwheel' 'Cflags: -I$${includedir}/tickwheel' > $@
+
+install: $(BUILD)/libtickwheel.a $(BUILD)/libtickwheel.so.$(VERSION) $(BUILD)/tickwheel.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)
+	install -m 644 $(BUILD)/libtickwheel.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(BUILD)/libtickwheel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
+	ln -sf libtickwheel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtickwheel.so.$(word 1,$(subst ., ,$(VERSION)))
+	ln -sf libtickwheel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libtickwheel.so
+	install -m 644 $(PUB_HDRS) $(DESTDIR)$(INCDIR)/
+	install -m 644 $(BUILD)/tickwheel.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 # -------------------------------------------------------------- examples
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(BUILD)/libtickwheel.a
