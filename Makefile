@@ -160,6 +160,18 @@ install: $(BUILD)/libtickwheel.a $(BUILD)/libtickwheel.so.$(VERSION) $(BUILD)/ti
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(BUILD)/libtickwheel.a
 	$(CC) -o $@ $^ $(SANFLAGS)
 
+# ------------------------------------------------------------------ engines
+# The software reference schemes and tickwheel behind bench/engine.h.
+ENGINE_SRC := bench/engines.c bench/eng_tickwheel.c bench/eng_scheme1.c bench/eng_scheme2.c \
+              bench/eng_scheme3.c bench/eng_scheme4.c bench/eng_scheme5.c bench/eng_scheme6.c \
+              bench/eng_scheme7.c bench/eng_heap.c bench/eng_lawn.c
+ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+$(ENGINE_OBJ) $(BUILD)/tests/test_engines.o: CFLAGS += -Ibench
+$(ENGINE_OBJ) $(BUILD)/tests/test_engines.o: bench/engine.h bench/eng_util.h
+
+$(BUILD)/tests/test-engines: $(BUILD)/tests/test_engines.o $(ENGINE_OBJ) $(BUILD)/libtickwheel.a
+	$(CC) -o $@ $^ $(SANFLAGS)
+
 # ------------------------------------------------------------------ bench
 $(BUILD)/bench-micro: $(BUILD)/bench/micro.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
@@ -176,7 +188,7 @@ TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/te
 $(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,%)
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
-TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%) $(BUILD)/tests/test-spi
+TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%) $(BUILD)/tests/test-spi $(BUILD)/tests/test-engines
 
 $(BUILD)/tests/test-spi: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
                          $(BUILD)/tests/test_spi_main.o $(BUILD)/libtickwheel.a $(call vlspi_objs,$(DEFAULT_GEO))
@@ -194,3 +206,53 @@ test: $(TEST_BINS) $(BUILD)/tw-sim $(BUILD)/examples/quickstart | $(BUILD)/.deps
 
 clean:
 	rm -rf build
+
+# ------------------------------------------------------------------ fpga
+# make fpga: the SPI-attached chip (rtl/tw_spi_top.v) on two iCE40 boards,
+# Yosys -> nextpnr-ice40 -> icepack -> icetime, for each geometry of the
+# sweep (the first is the default chip). Bitstreams under fpga/build/ (the
+# board's own as fpga/build/tickwheel-<board>.bin), summary in fpga/report.csv
+# and fpga/REPORT.md; see docs/fpga.md. A build that does not fit or misses
+# its clock is reported, not fatal; a board left without a bitstream is.
+#   make fpga FPGA_MHZ_hx8k=18     clock a board's PLL differently
+#   make fpga-clean                remove fpga/build
+FPGA_BOARDS         := icebreaker hx8k
+FPGA_SWEEP          := 4_8 1_12 2_10 2_8 3_8 4_6
+FPGA_MHZ_icebreaker ?= 48
+FPGA_MHZ_hx8k       ?= 120
+# The geometry whose bitstream is the board's: the default chip does not fit the UP5K.
+FPGA_GEO_icebreaker ?= 4_6
+FPGA_GEO_hx8k       ?= 4_8
+FPGA_SEED           ?= 1
+FPGA_JOBS           ?= 2
+FPGA_OUT            := fpga/build
+FPGA_RTL            := rtl/tw_spi_top.v rtl/tw_spi.v rtl/tw_core.v rtl/tw_evfifo.v rtl/tw_regs.vh
+# One directory per board, clock and seed, so changing either rebuilds.
+fpga_dir             = $(FPGA_OUT)/$1/$(FPGA_MHZ_$1)mhz_s$(FPGA_SEED)/$2
+FPGA_RESULTS        := $(foreach b,$(FPGA_BOARDS),$(foreach g,$(FPGA_SWEEP),$(call fpga_dir,$b,$g)))
+# The tools make deps must see (their packages are in DEB_PACKAGES already).
+TOOLS               += nextpnr-ice40 icepack icetime icepll
+
+.PHONY: fpga fpga-all fpga-clean
+fpga: | $(BUILD)/.deps
+	@mkdir -p $(FPGA_OUT) && date +%s > $(FPGA_OUT)/.started
+	@$(MAKE) --no-print-directory -j$(FPGA_JOBS) fpga-all
+
+# The area analysis (about two minutes, serial) goes first so it overlaps the builds.
+fpga-all: $(FPGA_OUT)/area/area.json $(FPGA_RESULTS:%=%/result.txt) fpga/report.py | $(BUILD)/.deps
+	python3 fpga/report.py --csv fpga/report.csv --md fpga/REPORT.md --area $(FPGA_OUT)/area/area.json \
+	  --bin-dir $(FPGA_OUT) $(foreach b,$(FPGA_BOARDS),--bin $b=$(call fpga_dir,$b,$(FPGA_GEO_$b))) \
+	  --seed $(FPGA_SEED) --started "$$(cat $(FPGA_OUT)/.started 2>/dev/null)" --command "make fpga" $(FPGA_RESULTS)
+
+# One build: $* is <clock>_s<seed>/<levels>_<slot bits>; a board's own files rebuild only that board.
+define fpga_board_rule
+$(FPGA_OUT)/$1/%/result.txt: $(FPGA_RTL) fpga/common/tw_board_glue.v fpga/build.sh fpga/$1/top.v fpga/$1/$1.pcf | $(BUILD)/.deps
+	@sh fpga/build.sh $1 $$(subst _, ,$$(notdir $$*)) $(FPGA_MHZ_$1) $$(@D) $(FPGA_SEED)
+endef
+$(foreach b,$(FPGA_BOARDS),$(eval $(call fpga_board_rule,$b)))
+
+$(FPGA_OUT)/area/area.json: fpga/area.py $(FPGA_RTL) | $(BUILD)/.deps
+	python3 fpga/area.py $(@D)
+
+fpga-clean:
+	rm -rf $(FPGA_OUT)

@@ -330,7 +330,7 @@ static int deadline_after(const tw_wheel *w, uint64_t ticks, uint64_t *deadline)
 static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
 {
     w->stats.started++;
-    if (t->where >= WHERE_SLOT0 && deadline >= t->deadline) {
+    if (t->where >= WHERE_SLOT0 && deadline >= t->deadline && !w->coarse_shift) {
         /* Later deadline: the slot's next visit comes no later than the old
          * deadline, and that visit places the timer again. No bus traffic. */
         t->deadline = deadline;
@@ -435,8 +435,12 @@ static int handle_slot(tw_wheel *w, size_t idx)
             t->where = WHERE_EXPIRED;
             continue;
         }
-        if (visit_at(w, idx, t->deadline))
-            continue; /* this slot's visit at the deadline is still to come */
+        /* Exact mode keeps a timer only for a visit at its very deadline;
+         * coarse mode keeps it for that visit however many revolutions off
+         * it is (at most 2^s + 1 looks, as placed). */
+        if (w->coarse_shift ? visit_at(w, idx, t->deadline)
+                            : next_visit(w, idx, w->now) == t->deadline)
+            continue;
         to = place(w, t->deadline, w->now);
         if (to == idx)
             continue; /* a later revolution of this slot */
@@ -684,13 +688,14 @@ int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget)
     return tw_advance(w, tick - w->adv_target, budget);
 }
 
-/* Longest a host may wait before polling the search: the documented bound
- * LEVELS * (2^b / min(16, 2^b) + 1) + 1 cycles, at two cycles a read. */
+/* Polls of STATUS before the search must be done: two searches of the
+ * documented bound LEVELS * (2^b / min(16, 2^b) + 1) + 1 cycles (one running
+ * may end on the present tick and start again), at two cycles a read. */
 static unsigned search_polls(const tw_wheel *w)
 {
     unsigned slots = 1u << w->geo.slot_bits;
     unsigned per_cycle = slots < 16 ? slots : 16;
-    return (w->geo.levels * (slots / per_cycle + 1) + 1) / 2 + 2;
+    return w->geo.levels * (slots / per_cycle + 1) + 1 + 4;
 }
 
 int tw_ticks_until_next(tw_wheel *w, uint64_t cap, uint64_t *ticks)

@@ -33,6 +33,7 @@ lines() { # command whose output carries ok/FAIL lines
         lines "$BUILD/tests/test-$g" --seed "$SEED"
     done
     lines "$BUILD/tests/test-spi" --seed "$SEED"
+    lines "$BUILD/tests/test-engines" --seed "$SEED"
     step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
     step sim-bad-option sh -c "! $BUILD/tw-sim --timers -5 2>/dev/null"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md

@@ -225,6 +225,16 @@ static void test_lazy_rearm(const tw_backend *b)
     CHECK_OK(tw_advance(&f.wheel, 1000, 10));
     CHECK_EQ(p.fired, 1);
     CHECK_EQ(p.fired_at, 450);
+    /* A re-arm many revolutions later is placed again once, not looked at
+     * every revolution: a handful of events, not one per revolution. */
+    uint64_t unit = UINT64_C(1) << f.wheel.geo.slot_bits, events;
+    start_probe(&f, &p, 10);
+    CHECK_OK(tw_start(&f.wheel, &p.timer, 10 + unit * 1000));
+    events = f.wheel.stats.events;
+    CHECK_OK(tw_advance(&f.wheel, 20 + unit * 1000, 10));
+    CHECK_EQ(p.fired, 1);
+    if (f.wheel.geo.levels > 1 && f.wheel.geo.levels * f.wheel.geo.slot_bits > 12)
+        CHECK(f.wheel.stats.events - events <= 2 * f.wheel.geo.levels + 2);
 out:
     tw_fixture_close(&f);
 }

@@ -1,0 +1,160 @@
+/* Small pieces the reference engines share: intrusive lists and a bitmap
+ * that finds the next busy slot with count-trailing-zeros (as W. Ahern's
+ * timeout.c does), so a wheel skips runs of empty slots in a few word reads.
+ * Header-only; every function is static inline. */
+#ifndef TW_BENCH_ENG_UTIL_H
+#define TW_BENCH_ENG_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define ENG_CONTAINER(p, type, member) ((type *)(void *)((char *)(p) - offsetof(type, member)))
+
+/* ------------------------------------------------------------------ hlist
+ * A list head is one pointer (half the memory of a sentinel for big wheels);
+ * each node keeps the address of the pointer that points to it, so unlink is
+ * O(1) without knowing the head. Insertion is at any link position. */
+typedef struct hnode {
+    struct hnode *next, **pprev;
+} hnode;
+
+static inline void hl_insert(hnode **at, hnode *n)
+{
+    n->next = *at;
+    if (*at)
+        (*at)->pprev = &n->next;
+    *at = n;
+    n->pprev = at;
+}
+
+static inline void hl_unlink(hnode *n)
+{
+    *n->pprev = n->next;
+    if (n->next)
+        n->next->pprev = n->pprev;
+    n->next = NULL;
+    n->pprev = NULL;
+}
+
+/* ------------------------------------------------------------------ dlist
+ * Circular, doubly linked, with a sentinel: FIFO order and O(1) at both ends. */
+typedef struct dlist {
+    struct dlist *next, *prev;
+} dlist;
+
+static inline void dl_init(dlist *l) { l->next = l->prev = l; }
+static inline int dl_empty(const dlist *l) { return l->next == l; }
+
+static inline void dl_insert_after(dlist *at, dlist *n)
+{
+    n->prev = at;
+    n->next = at->next;
+    at->next->prev = n;
+    at->next = n;
+}
+
+static inline void dl_unlink(dlist *n)
+{
+    n->prev->next = n->next;
+    n->next->prev = n->prev;
+    n->next = n->prev = n;
+}
+
+/* ----------------------------------------------------------------- bitmap
+ * Three levels of 64-bit words: bit i of level k+1 says word i of level k is
+ * non-zero. Finding the next set bit at or after any position costs at most
+ * three ctz and a short scan of the top level (1 word up to 2^18 bits). */
+#define BM_NONE SIZE_MAX
+
+typedef struct bitmap3 {
+    uint64_t *l0, *l1, *l2;
+    size_t n0, n1, n2; /* words per level */
+} bitmap3;
+
+static inline int bm_init(bitmap3 *b, size_t nbits)
+{
+    b->n0 = (nbits + 63) / 64;
+    b->n1 = (b->n0 + 63) / 64;
+    b->n2 = (b->n1 + 63) / 64;
+    b->l0 = calloc(b->n0 + b->n1 + b->n2, sizeof(uint64_t));
+    b->l1 = b->l0 ? b->l0 + b->n0 : NULL;
+    b->l2 = b->l0 ? b->l1 + b->n1 : NULL;
+    return b->l0 ? 0 : -1;
+}
+
+static inline void bm_free(bitmap3 *b) { free(b->l0); }
+static inline size_t bm_bytes(const bitmap3 *b) { return (b->n0 + b->n1 + b->n2) * sizeof(uint64_t); }
+
+static inline void bm_set(bitmap3 *b, size_t i)
+{
+    uint64_t *w0 = &b->l0[i >> 6];
+    if (*w0 == 0) {
+        uint64_t *w1 = &b->l1[i >> 12];
+        if (*w1 == 0)
+            b->l2[i >> 18] |= UINT64_C(1) << ((i >> 12) & 63);
+        *w1 |= UINT64_C(1) << ((i >> 6) & 63);
+    }
+    *w0 |= UINT64_C(1) << (i & 63);
+}
+
+static inline void bm_clear(bitmap3 *b, size_t i)
+{
+    uint64_t *w0 = &b->l0[i >> 6];
+    *w0 &= ~(UINT64_C(1) << (i & 63));
+    if (*w0 == 0) {
+        uint64_t *w1 = &b->l1[i >> 12];
+        *w1 &= ~(UINT64_C(1) << ((i >> 6) & 63));
+        if (*w1 == 0)
+            b->l2[i >> 18] &= ~(UINT64_C(1) << ((i >> 12) & 63));
+    }
+}
+
+static inline int bm_test(const bitmap3 *b, size_t i)
+{
+    return (int)((b->l0[i >> 6] >> (i & 63)) & 1u);
+}
+
+/* The first set bit at or after i, or BM_NONE. */
+static inline size_t bm_next(const bitmap3 *b, size_t i)
+{
+    size_t w = i >> 6;
+    uint64_t bits;
+    if (w >= b->n0)
+        return BM_NONE;
+    bits = b->l0[w] & (~UINT64_C(0) << (i & 63));
+    if (bits)
+        return (w << 6) | (size_t)__builtin_ctzll(bits);
+    size_t j = w + 1; /* the next non-zero word of level 0 */
+    if (j >= b->n0)
+        return BM_NONE;
+    size_t w1 = j >> 6;
+    bits = b->l1[w1] & (~UINT64_C(0) << (j & 63));
+    if (!bits) {
+        size_t k = w1 + 1; /* the next non-zero word of level 1 */
+        if (k >= b->n1)
+            return BM_NONE;
+        size_t w2 = k >> 6;
+        bits = b->l2[w2] & (~UINT64_C(0) << (k & 63));
+        while (!bits) {
+            if (++w2 >= b->n2)
+                return BM_NONE;
+            bits = b->l2[w2];
+        }
+        w1 = (w2 << 6) | (size_t)__builtin_ctzll(bits);
+        bits = b->l1[w1];
+    }
+    w = (w1 << 6) | (size_t)__builtin_ctzll(bits);
+    return (w << 6) | (size_t)__builtin_ctzll(b->l0[w]);
+}
+
+/* The first set bit at or after i, wrapping around the end, or BM_NONE. */
+static inline size_t bm_next_cyclic(const bitmap3 *b, size_t i)
+{
+    size_t r = bm_next(b, i);
+    return (r == BM_NONE && i > 0) ? bm_next(b, 0) : r;
+}
+
+static inline uint64_t eng_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+#endif
