@@ -142,12 +142,12 @@ $(BUILD)/pic/%.o: %.c $(wildcard host/*.h) | $(BUILD)/.deps
 $(BUILD)/libtickwheel.so.$(VERSION): $(PIC_OBJ)
 	$(CC) -shared -Wl,-soname,libtickwheel.so.$(word 1,$(subst ., ,$(VERSION))) -o $@ $^
 
-$(BUILD)/tickwheel.pc: Makefile
+# The pkg-config file names PREFIX, so every install writes it afresh.
+install: $(BUILD)/libtickwheel.a $(BUILD)/libtickwheel.so.$(VERSION)
 	@printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(PREFIX)/include' '' \
 	  'Name: tickwheel' 'Description: host driver for the tickwheel timer coprocessor' \
-	  'Version: $(VERSION)' 'Libs: -L$${libdir} -ltickwheel' 'Cflags: -I$${includedir}/tickwheel' > $@
-
-install: $(BUILD)/libtickwheel.a $(BUILD)/libtickwheel.so.$(VERSION) $(BUILD)/tickwheel.pc
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -ltickwheel' 'Cflags: -I$${includedir}/tickwheel' \
+	  > $(BUILD)/tickwheel.pc
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)
 	install -m 644 $(BUILD)/libtickwheel.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/libtickwheel.so.$(VERSION) $(DESTDIR)$(LIBDIR)/
@@ -214,7 +214,7 @@ clean:
 # board's own as fpga/build/tickwheel-<board>.bin), summary in fpga/report.csv
 # and fpga/REPORT.md; see docs/fpga.md. A build that does not fit or misses
 # its clock is reported, not fatal; a board left without a bitstream is.
-#   make fpga FPGA_MHZ_hx8k=18     clock a board's PLL differently
+#   make fpga FPGA_MHZ_hx8k=17     clock a board's PLL differently (16-275 MHz)
 #   make fpga-clean                remove fpga/build
 FPGA_BOARDS         := icebreaker hx8k
 FPGA_SWEEP          := 4_8 1_12 2_10 2_8 3_8 4_6
