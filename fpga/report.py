@@ -1,0 +1,356 @@
+#!/usr/bin/env python3
+"""Collect the iCE40 builds into fpga/report.csv and fpga/REPORT.md.
+
+    python3 fpga/report.py --csv fpga/report.csv --md fpga/REPORT.md \
+        --area fpga/build/area/area.json --bin icebreaker=DIR --bin hx8k=DIR \
+        [--bin-dir fpga/build] [--started EPOCH] [--command "make fpga"] RESULT_DIR...
+
+Each RESULT_DIR holds one build by fpga/build.sh (result.txt, pnr.log, ...).
+The rows keep the order of the arguments. --bin BOARD=DIR names the build
+whose bitstream is the board's: it is copied to BIN_DIR/tickwheel-BOARD.bin.
+Exits non-zero, after writing both reports, if a board has no bitstream.
+"""
+import argparse
+import datetime
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+CSV_COLUMNS = ["board", "levels", "slot_bits", "lcs", "ffs", "ebr", "fmax_mhz", "target_mhz"]
+BOARD_NAME = {"icebreaker": "iCEBreaker (iCE40UP5K-SG48)", "hx8k": "iCE40-HX8K breakout (iCE40HX8K-CT256)"}
+DEVICE_LCS = {"icebreaker": 5280, "hx8k": 7680}
+DEVICE_EBR = {"icebreaker": 30, "hx8k": 32}
+STATUS_TEXT = {"ok": "meets target", "timing": "misses target", "nofit": "does not fit", "fail": "failed"}
+
+
+def read_result(d):
+    r = {"dir": d}
+    with open(os.path.join(d, "result.txt")) as f:
+        for line in f:
+            k, _, v = line.rstrip("\n").partition("=")
+            r[k] = v
+    return r
+
+
+def tool_version(cmd):
+    try:
+        out = subprocess.run(cmd, capture_output=True, text=True).stdout
+        out += subprocess.run(cmd, capture_output=True, text=True).stderr
+        return out.strip().splitlines()[0] if out.strip() else "?"
+    except OSError:
+        return "?"
+
+
+def git_rev():
+    try:
+        rev = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "rtl", "fpga/common", "fpga/icebreaker",
+                                "fpga/hx8k"], capture_output=True, text=True).stdout.strip()
+        return rev + (" with uncommitted changes to rtl/ or fpga/" if dirty else "") if rev else "?"
+    except OSError:
+        return "?"
+
+
+def critical_path(pnr_log):
+    """The routed critical path of the design clock: total ns and the named
+    signals it runs through, in order."""
+    try:
+        lines = open(pnr_log).read().splitlines()
+    except OSError:
+        return None
+    starts = [i for i, l in enumerate(lines) if "Critical path report for clock" in l]
+    if not starts:
+        return None
+    sigs, total, split = [], None, ""
+    for l in lines[starts[-1] + 1:]:
+        if "Critical path report" in l or not l.startswith("Info:"):
+            break
+        m = re.match(r"Info:\s+[\d.]+\s+([\d.]+)\s+Net (\S+)", l)
+        if m:
+            total = m.group(1)
+            # Only nets that keep their HDL name: Yosys names the rest after
+            # a neighbour (x_SB_LUT4_I1_O is the output of a LUT fed by x).
+            n = m.group(2)
+            if "_SB_" in n or "$" in n:
+                continue
+            n = re.sub(r"^u_chip\.", "", n)
+            n = re.sub(r"(\[\d+\])+$", "", n)
+            if not sigs or sigs[-1] != n:
+                sigs.append(n)
+        m = re.match(r"Info:\s+[\d.]+\s+([\d.]+)\s+Setup", l)
+        if m:
+            total = m.group(1)
+        m = re.match(r"Info:\s+([\d.]+ ns logic, [\d.]+ ns routing)", l)
+        if m:
+            split = m.group(1)
+            break
+    return {"ns": total, "split": split, "signals": sigs}
+
+
+def fmt_row_md(r):
+    geo = f"{r['levels']} × {1 << int(r['slot_bits'])}"
+    slots = int(r["levels"]) << int(r["slot_bits"])
+    lcs = r["lcs"]
+    if lcs:
+        pct = 100.0 * int(lcs) / DEVICE_LCS[r["board"]]
+        lcs = f"{lcs} ({pct:.0f} %)" if r["status"] != "nofit" else f"needs {lcs} ({pct:.0f} %)"
+    fmax = f"{float(r['fmax_mhz']):.1f}" if r["fmax_mhz"] else "–"
+    icet = f"{float(r['icetime_mhz']):.1f}" if r.get("icetime_mhz") else "–"
+    res = STATUS_TEXT.get(r["status"], r["status"])
+    if r["status"] == "fail":
+        res += f": {r['note']}"
+    return (f"| {r['board']} | {geo} | {slots} | {lcs or '–'} | {r['ffs'] or '–'} | {r['ebr'] or '–'} "
+            f"| {fmax} | {r['target_mhz']} | {icet} | {res} |")
+
+
+def linear_fit(points):
+    n = len(points)
+    if n < 2:
+        return None
+    sx = sum(x for x, _ in points)
+    sy = sum(y for _, y in points)
+    sxx = sum(x * x for x, _ in points)
+    sxy = sum(x * y for x, y in points)
+    den = n * sxx - sx * sx
+    if den == 0:
+        return None
+    c = (n * sxy - sx * sy) / den
+    return (sy - c * sx) / n, c
+
+
+REG_GROUPS = [
+    (r"u_core\.busy_q", "busy bitmaps (one flop per slot)"),
+    (r"u_core\.s_\w+", "next-busy search (base, best answer, scan state)"),
+    (r"u_core\.now_q|u_core\.now_hi_snap_q", "tick counter and its NOW_HI snapshot"),
+    (r"u_core\.cnt_\w+", "statistics counters (CNT_*)"),
+    (r"u_core\.(prescale_q|presc_cnt_q)", "prescaler"),
+    (r"u_core\.(arm_lo_q|arm_hi_q)", "ARM_LO/ARM_HI"),
+    (r"u_core\.(horizon_q|next_hi_snap_q)", "SEARCH horizon and NEXT_HI snapshot"),
+    (r"u_core\.adv_rem_q", "ADVANCE remainder"),
+    (r"u_core\.(coal_\w+|irq_age_q)", "coalescing"),
+    (r"u_core\.o_wb_dat", "bus read data register"),
+    (r"u_core\.u_fifo\.\w+_RDATA", "event FIFO: Yosys's transparency emulation beside the EBR"),
+    (r"u_core\.u_fifo\.", "event FIFO pointers and count"),
+    (r"u_spi\.", "SPI bridge"),
+]
+
+
+def group_regs(ffs):
+    out = {}
+    for name, n in ffs.items():
+        for pat, label in REG_GROUPS:
+            if re.match(pat, name):
+                break
+        else:
+            label = "other control flops"
+        out[label] = out.get(label, 0) + n
+    return sorted(out.items(), key=lambda kv: -kv[1])
+
+
+def area_section(area, rows):
+    md = []
+    if area is None:
+        md.append("The area analysis did not run (fpga/build/area/area.json is missing).")
+        return md
+    full = area["full"]
+    geo = f"{area['levels']} × {1 << area['slot_bits']}"
+    md.append(f"Measured on the board-independent chip (`tw_spi_top`: SPI bridge + core) at the "
+              f"default geometry {geo}, synthesised alone and packed with `nextpnr-ice40 --pack-only`: "
+              f"**{full['lcs']} LCs** ({full['luts']} LUT4, {full['ffs']} flops, {full['carry']} carry "
+              f"cells, {full['ebr']} EBR). The board wrappers add about 100 LCs (PLL, reset, LED). "
+              f"`fpga/area.py` makes each row below by cutting one part out of a scratch copy of the RTL "
+              f"(rtl/ is not touched) and synthesising again; what the cut saves is what the part costs. "
+              f"Rows overlap: the whole bitmap includes both of its read paths.")
+    md.append("")
+    md.append("| cut out | LCs saved | share | LUT4 saved | flops saved |")
+    md.append("|---|---:|---:|---:|---:|")
+    for v in area["variants"]:
+        if "error" in v:
+            md.append(f"| {v['what']} | n/a: {v['error']} | | | |")
+            continue
+        s = v["saves"]
+        share = f"{100.0 * s['lcs'] / full['lcs']:.0f} %" if s["lcs"] is not None and full["lcs"] else "–"
+        md.append(f"| {v['what']} | {s['lcs']} | {share} | {s['luts']} | {s['ffs']} |")
+    md.append("")
+
+    md.append("Flops of the full chip by register (exact: Yosys names each flop after its register):")
+    md.append("")
+    md.append("| registers | flops |")
+    md.append("|---|---:|")
+    for label, n in group_regs(area["ffs_by_register"]):
+        md.append(f"| {label} | {n} |")
+    md.append("")
+
+    # LC cost per slot across the sweep (packed LCs, one board).
+    for board in ("hx8k", "icebreaker"):
+        pts = [(int(r["levels"]) << int(r["slot_bits"]), int(r["lcs"])) for r in rows
+               if r["board"] == board and r["lcs"]]
+        fit = linear_fit(pts)
+        if fit and len(pts) >= 3:
+            a, c = fit
+            md.append(f"Across the sweep ({board}, packed LCs against slots m·2^b) the chip costs about "
+                      f"**{c:.1f} LCs per slot** on top of a fixed {a:.0f} LCs (least-squares fit over "
+                      f"{len(pts)} builds): a flop per busy bit plus its share of the write decode and "
+                      f"of the two read multiplexers.")
+            md.append("")
+            break
+    return md
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--csv", required=True)
+    ap.add_argument("--md", required=True)
+    ap.add_argument("--area")
+    ap.add_argument("--bin", action="append", default=[])
+    ap.add_argument("--bin-dir", default="fpga/build")
+    ap.add_argument("--started", default="", help="epoch seconds when `make fpga` began")
+    ap.add_argument("--command", default="make fpga")
+    ap.add_argument("--seed", default="1")
+    ap.add_argument("results", nargs="+")
+    a = ap.parse_args()
+
+    rows = [read_result(d) for d in a.results]
+    area = None
+    if a.area and os.path.exists(a.area):
+        area = json.load(open(a.area))
+
+    # ------------------------------------------------------------ CSV
+    with open(a.csv + ".tmp", "w") as f:
+        f.write(",".join(CSV_COLUMNS) + "\n")
+        for r in rows:
+            f.write(",".join(r.get(c, "") for c in CSV_COLUMNS) + "\n")
+    os.replace(a.csv + ".tmp", a.csv)
+
+    # ------------------------------------------------------- bitstreams
+    bins, missing = [], []
+    bin_dir = a.bin_dir
+    for spec in a.bin:
+        board, _, d = spec.partition("=")
+        r = next((x for x in rows if x["dir"].rstrip("/") == d.rstrip("/")), None)
+        src = os.path.join(d, "tickwheel.bin")
+        dst = os.path.join(bin_dir, f"tickwheel-{board}.bin")
+        if r is not None and os.path.exists(src):
+            shutil.copyfile(src, dst)
+            bins.append((board, dst, r))
+        else:
+            if os.path.exists(dst):
+                os.remove(dst)
+            missing.append((board, r))
+
+    # ------------------------------------------------------- markdown
+    now = datetime.datetime.now().strftime("%Y-%m-%d %H:%M")
+    md = ["# iCE40 builds of the tickwheel chip", ""]
+    md.append(f"Generated by `{a.command}` (fpga/report.py) on {now}. "
+              f"Tools: {tool_version(['yosys', '-V'])}; {tool_version(['nextpnr-ice40', '--version'])}; "
+              f"icestorm (icepack, icetime, icepll). One nextpnr seed ({a.seed}), `--timing-allow-fail`. "
+              f"Source: git {git_rev()}.")
+    cpu = sum(int(r.get("cpu_seconds") or 0) for r in rows) + int((area or {}).get("cpu_seconds") or 0)
+    if cpu:
+        md.append(f"The builds and the area analysis took {cpu / 60.0:.1f} min of CPU time in all "
+                  f"(about {cpu / 120.0:.0f} min of wall time on two idle cores).")
+    if a.started.strip():
+        mins = (time.time() - float(a.started)) / 60.0
+        md.append(f"The `make fpga` that wrote this report ran for {mins:.1f} min of wall time "
+                  f"(builds already up to date are not redone).")
+    md.append("")
+    md.append("The chip is `rtl/tw_spi_top.v` (SPI bridge + core) inside `fpga/<board>/top.v` "
+              "(PLL from the 12 MHz oscillator, power-on reset, pins, IRQ LED). "
+              "fmax is nextpnr's figure for the PLL clock after routing; icetime's independent estimate "
+              "of the same netlist is beside it. Target is the PLL frequency the build is clocked at. "
+              "Wiring and flashing: [docs/fpga.md](../docs/fpga.md).")
+    md.append("")
+
+    # Headline, from the numbers.
+    md.append("## Summary")
+    md.append("")
+    for board in dict.fromkeys(r["board"] for r in rows):
+        br = [r for r in rows if r["board"] == board]
+        placed = [r for r in br if r["fmax_mhz"]]
+        nofit = [r for r in br if r["status"] == "nofit"]
+        met = [r for r in br if r["status"] == "ok"]
+        s = f"- **{BOARD_NAME.get(board, board)}**, target {br[0]['target_mhz']} MHz: "
+        if placed:
+            lo = min(float(r["fmax_mhz"]) for r in placed)
+            hi = max(float(r["fmax_mhz"]) for r in placed)
+            s += (f"{len(placed)} of {len(br)} geometries place and route, reaching "
+                  f"{lo:.1f}–{hi:.1f} MHz; {len(met)} meet the target. ")
+        else:
+            s += "no geometry places and routes. "
+        if nofit:
+            s += "Do not fit: " + ", ".join(
+                f"{r['levels']} × {1 << int(r['slot_bits'])} (needs {r['lcs']} of {DEVICE_LCS[board]} LCs)"
+                for r in nofit) + "."
+        md.append(s)
+    md.append("")
+
+    md.append("## Builds")
+    md.append("")
+    md.append("Geometry is levels × slots per level (`LEVELS` × 2^`SLOT_BITS`), `FIFO_LOG2` = 4 throughout. "
+              "A build that does not fit shows the LCs the packer needed; it has no fmax.")
+    md.append("")
+    md.append("| board | geometry | slots | LCs | flops | EBR | fmax MHz | target MHz | icetime MHz | result |")
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for r in rows:
+        md.append(fmt_row_md(r))
+    md.append("")
+    md.append(f"Device capacity: iCE40UP5K {DEVICE_LCS['icebreaker']} LCs, {DEVICE_EBR['icebreaker']} EBR; "
+              f"iCE40HX8K {DEVICE_LCS['hx8k']} LCs, {DEVICE_EBR['hx8k']} EBR. "
+              f"`fpga/report.csv` has the same rows (`lcs` is the packer's count also for a build that does "
+              f"not fit; `fmax_mhz` is empty for a build that did not route).")
+    md.append("")
+
+    md.append("## Bitstreams")
+    md.append("")
+    for board, dst, r in bins:
+        warn = ""
+        if r["status"] != "ok":
+            warn = (f" **It misses timing** ({r['fmax_mhz']} MHz reached, clocked at {r['target_mhz']} MHz): "
+                    f"it may load but the chip cannot be trusted at that clock.")
+        md.append(f"- {board}: `{dst}` — {r['levels']} × {1 << int(r['slot_bits'])}.{warn}")
+    for board, r in missing:
+        why = f"{r['status']}: {r['note']}" if r else "no such build"
+        md.append(f"- {board}: **no bitstream** ({why}).")
+    md.append("")
+
+    md.append("## Critical paths")
+    md.append("")
+    md.append("The slowest register-to-register path of the first routed build per board, as the HDL "
+              "signals it passes through (from nextpnr's log; nets Yosys renamed are left out). `entry` is "
+              "the FIFO entry, whose top 48 bits are `now_next`; `n_events` feeds the event counters.")
+    md.append("")
+    for board in dict.fromkeys(r["board"] for r in rows):
+        r = next((x for x in rows if x["board"] == board and x["fmax_mhz"]), None)
+        if r is None:
+            continue
+        cp = critical_path(os.path.join(r["dir"], "pnr.log"))
+        if not cp or not cp["signals"]:
+            continue
+        md.append(f"- {board} {r['levels']} × {1 << int(r['slot_bits'])}: {cp['ns']} ns ({cp['split']}): "
+                  + " → ".join(f"`{s}`" for s in cp["signals"]))
+    md.append("")
+
+    md.append("## Where the area goes")
+    md.append("")
+    md.extend(area_section(area, rows))
+
+    with open(a.md + ".tmp", "w") as f:
+        f.write("\n".join(md).rstrip() + "\n")
+    os.replace(a.md + ".tmp", a.md)
+
+    for board, dst, r in bins:
+        print(f"fpga: {board}: {dst} ({r['levels']}x{1 << int(r['slot_bits'])}, "
+              f"{r['fmax_mhz']} of {r['target_mhz']} MHz)")
+    print(f"fpga: wrote {a.csv} and {a.md}")
+    if missing:
+        for board, r in missing:
+            print(f"fpga: {board}: no bitstream", file=sys.stderr)
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
