@@ -110,8 +110,10 @@ else
 fi
 
 t1=$(date +%s)
-# CPU time of the tools (user + system of this script's children).
-cpu=$(times | tail -1 | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.0f", t }')
+# CPU time of the tools: user + system of this script's children (the
+# second line of `times`, which must run in this shell, not a subshell).
+times > "$out/times.txt"
+cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a[1] * 60 + a[2] } printf "%.0f", t }' "$out/times.txt")
 {
     echo "board=$board"
     echo "levels=$levels"

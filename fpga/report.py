@@ -249,14 +249,20 @@ def main():
               f"Tools: {tool_version(['yosys', '-V'])}; {tool_version(['nextpnr-ice40', '--version'])}; "
               f"icestorm (icepack, icetime, icepll). One nextpnr seed ({a.seed}), `--timing-allow-fail`. "
               f"Source: git {git_rev()}.")
+    # Only when every build measured it (older results have no CPU time).
     cpu = sum(int(r.get("cpu_seconds") or 0) for r in rows) + int((area or {}).get("cpu_seconds") or 0)
-    if cpu:
+    if all(int(r.get("cpu_seconds") or 0) > 0 for r in rows) and area and area.get("cpu_seconds"):
         md.append(f"The builds and the area analysis took {cpu / 60.0:.1f} min of CPU time in all "
                   f"(about {cpu / 120.0:.0f} min of wall time on two idle cores).")
     if a.started.strip():
-        mins = (time.time() - float(a.started)) / 60.0
-        md.append(f"The `make fpga` that wrote this report ran for {mins:.1f} min of wall time "
-                  f"(builds already up to date are not redone).")
+        started = float(a.started)
+        fresh = sum(os.path.getmtime(os.path.join(r["dir"], "result.txt")) >= started for r in rows)
+        mins = (time.time() - started) / 60.0
+        if fresh:
+            md.append(f"The `make fpga` that wrote this report redid {fresh} of the {len(rows)} builds "
+                      f"in {mins:.1f} min of wall time.")
+        else:
+            md.append("The `make fpga` that wrote this report found every build up to date.")
     md.append("")
     md.append("The chip is `rtl/tw_spi_top.v` (SPI bridge + core) inside `fpga/<board>/top.v` "
               "(PLL from the 12 MHz oscillator, power-on reset, pins, IRQ LED). "
