@@ -7,6 +7,7 @@
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
 #   make install PREFIX=...  library, headers, pkg-config file
+#   make examples       build examples/*.c against the library
 #   make clean
 # SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan.
 
@@ -45,7 +46,7 @@ DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-d
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs bench install clean
+.PHONY: all deps sim test lint regs check-regs bench install clean examples
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -157,8 +158,13 @@ install: $(BUILD)/libtickwheel.a $(BUILD)/libtickwheel.so.$(VERSION)
 	install -m 644 $(BUILD)/tickwheel.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 # -------------------------------------------------------------- examples
+# quickstart: the smallest program; retransmit: RTO timers re-armed on acks,
+# in virtual time; event_loop: poll() woken by the chip's interrupt, real time.
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+examples: $(EXAMPLES)
+
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(BUILD)/libtickwheel.a
-	$(CC) -o $@ $^ $(SANFLAGS)
+	$(CC) -o $@ $^ -pthread $(SANFLAGS)
 
 # ------------------------------------------------------------------ engines
 # The software reference schemes and tickwheel behind bench/engine.h.
@@ -201,7 +207,7 @@ lint: | $(BUILD)/.deps
 	done
 	@echo "lint: clean"
 
-test: $(TEST_BINS) $(BUILD)/tw-sim $(BUILD)/examples/quickstart | $(BUILD)/.deps
+test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) | $(BUILD)/.deps
 	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
 
 clean:

@@ -39,6 +39,9 @@ lines() { # command whose output carries ok/FAIL lines
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md
     step install-and-build-out-of-tree env BUILD=build/install-check sh tests/install_check.sh
     step example-quickstart sh -c "$BUILD/examples/quickstart | grep -qx 'retransmit fired at tick 200'"
+    # Each checks itself and exits non-zero on a wrong result.
+    step example-retransmit sh -c "$BUILD/examples/retransmit --seed $SEED | grep -q '^ok: every lost ack'"
+    step example-event-loop sh -c "$BUILD/examples/event_loop --seed $SEED | grep -q '^ok: every timer fired once'"
 } | tee "$BUILD/test.out"
 
 passed=$(grep -c '^ok ' "$BUILD/test.out")
