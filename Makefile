@@ -1,6 +1,8 @@
 # tickwheel: the one entry point.
 #   make sim            the Verilated chip driven by the C driver on a built-in scenario
 #   make sim TRACE=1    ... and write a waveform (build/sim.fst)
+#   make wave           a short scenario's waveform and its GTKWave layout
+#   make plot           wheel occupancy and interrupts over a run (build/occupancy.svg)
 #   make test           every check; ends with "N passed, M failed"
 #   make lint           Verilator -Wall on all RTL
 #   make bench          benchmarks, CSV in bench/results/
@@ -40,13 +42,13 @@ DEFAULT_GEO  := 4_8_4
 geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1)) \
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
-TOOLS        := verilator iverilog vvp yosys pkg-config
-DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf
+TOOLS        := verilator iverilog vvp yosys pkg-config gnuplot
+DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf gnuplot-nox
 
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs bench install clean examples
+.PHONY: all deps sim test lint regs check-regs bench install clean examples wave plot
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -124,6 +126,27 @@ $(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(
 SIM_ARGS ?=
 sim: $(BUILD)/tw-sim
 	$(BUILD)/tw-sim $(if $(filter 1,$(TRACE)),--trace $(BUILD)/sim.fst) $(SIM_ARGS)
+
+# make wave: a short scenario's waveform and the saved GTKWave layout for it
+# (sim/tickwheel.gtkw: the bus, time and the level pointers, commands, the
+# search, events and the FIFO, the interrupt), checked against each other.
+WAVE_ARGS ?= --scenario mixed --timers 40 --duration 3000
+wave: $(BUILD)/tw-sim $(BUILD)/fst-signals
+	$(BUILD)/tw-sim $(WAVE_ARGS) --trace $(BUILD)/wave.fst
+	@sh tools/check_gtkw.sh sim/tickwheel.gtkw $(BUILD)/wave.fst $(BUILD)/fst-signals
+	@echo "open it: gtkwave $(BUILD)/wave.fst sim/tickwheel.gtkw"
+
+# make plot: wheel occupancy and interrupts over a run (SVG via gnuplot).
+PLOT_ARGS ?= --backend model --scenario mixed
+plot: $(BUILD)/tw-sim
+	$(BUILD)/tw-sim $(PLOT_ARGS) --plot $(BUILD)/occupancy.svg
+
+# Lists the signals in an FST file, with the FST reader Verilator ships.
+FST_API := $(VL_ROOT)/include/gtkwave
+$(BUILD)/fst-signals: tools/fst_signals.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) -O2 -w -I$(FST_API) -DFST_CONFIG_INCLUDE='"fst_config.h"' $(SANFLAGS) -o $@ \
+	  $< $(FST_API)/fstapi.c $(FST_API)/lz4.c $(FST_API)/fastlz.c -lz
 
 # --------------------------------------------------------------- install
 # make install PREFIX=/usr/local: static and shared library, headers and a
@@ -207,8 +230,8 @@ lint: | $(BUILD)/.deps
 	done
 	@echo "lint: clean"
 
-test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) | $(BUILD)/.deps
-	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
+test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals | $(BUILD)/.deps
+	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
 
 clean:
 	rm -rf build
