@@ -34,6 +34,7 @@ lines() { # command whose output carries ok/FAIL lines
     done
     lines "$BUILD/tests/test-spi" --seed "$SEED"
     lines "$BUILD/tests/test-engines" --seed "$SEED"
+    lines env BUILD="$BUILD" sh bench/run.sh --quick
     step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
     step sim-bad-option sh -c "! $BUILD/tw-sim --timers -5 2>/dev/null"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md
