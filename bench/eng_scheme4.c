@@ -36,12 +36,8 @@ struct engine {
 
 static void s4_destroy(engine *e)
 {
-    if (!e)
-        return;
-    free(e->slots);
-    bm_free(&e->busy);
-    free(e->timers);
-    free(e);
+    if (e)
+        eng_wheel_free(e, e->slots, &e->busy, e->timers);
 }
 
 static engine *s4_create(uint32_t max_timers, engine_cb cb, void *ctx)
@@ -52,8 +48,8 @@ static engine *s4_create(uint32_t max_timers, engine_cb cb, void *ctx)
         return NULL;
     e->timers = timers;
     e->overflow_min = UINT64_MAX;
-    e->slots = calloc(S4_SLOTS, sizeof *e->slots);
-    if (!e->slots || bm_init(&e->busy, S4_SLOTS) < 0) {
+    e->slots = eng_slots_alloc(&e->busy, S4_SLOTS, sizeof *e->slots);
+    if (!e->slots) {
         s4_destroy(e);
         return NULL;
     }

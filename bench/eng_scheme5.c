@@ -37,12 +37,8 @@ struct engine {
 
 static void s5_destroy(engine *e)
 {
-    if (!e)
-        return;
-    free(e->slots);
-    bm_free(&e->busy);
-    free(e->timers);
-    free(e);
+    if (e)
+        eng_wheel_free(e, e->slots, &e->busy, e->timers);
 }
 
 static engine *s5_create(uint32_t max_timers, engine_cb cb, void *ctx)
@@ -53,8 +49,8 @@ static engine *s5_create(uint32_t max_timers, engine_cb cb, void *ctx)
         return NULL;
     e->timers = timers;
     e->mask = ((size_t)1 << eng_wheel_bits(max_timers, S5_MIN_BITS, S5_MAX_BITS)) - 1;
-    e->slots = calloc(e->mask + 1, sizeof *e->slots);
-    if (!e->slots || bm_init(&e->busy, e->mask + 1) < 0) {
+    e->slots = eng_slots_alloc(&e->busy, e->mask + 1, sizeof *e->slots);
+    if (!e->slots) {
         s5_destroy(e);
         return NULL;
     }

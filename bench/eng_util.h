@@ -241,6 +241,27 @@ static inline unsigned eng_wheel_bits(uint32_t max_timers, unsigned min_bits, un
     return bits;
 }
 
+/* A wheel's slot heads (nslots zeroed heads of `size` bytes) and their busy
+ * bitmap; NULL (and nothing held) if either allocation fails. */
+static inline void *eng_slots_alloc(bitmap3 *busy, size_t nslots, size_t size)
+{
+    void *slots = calloc(nslots, size);
+    if (slots && bm_init(busy, nslots) == 0)
+        return slots;
+    free(slots);
+    busy->l0 = NULL;
+    return NULL;
+}
+
+/* Frees what eng_alloc and eng_slots_alloc gave a wheel engine. */
+static inline void eng_wheel_free(void *e, void *slots, bitmap3 *busy, void *timers)
+{
+    free(slots);
+    bm_free(busy);
+    free(timers);
+    free(e);
+}
+
 /* The next tick after now whose slot (tick & mask) is busy, or UINT64_MAX. */
 static inline uint64_t eng_next_busy_tick(const bitmap3 *busy, uint64_t now, size_t mask)
 {

@@ -5,15 +5,17 @@
  *   bench-w3 --levels m --slot-bits b --dist fixed|exp --t T [--timers K]
  *            [--fires F] [--seed S]
  *
- * K timers run at once; each, when it fires, starts again with a new
- * interval (fixed: T; exp: exponential with mean T, at least 1 tick), until
- * F have fired. Time is virtual and moves by tw_advance. Few timers for
- * many slots, so two timers rarely share a slot visit and events per timer
- * measure the visits each timer needs; interrupts are the waits that ended
- * on the chip's interrupt line. The paper predicts about T/M events per
+ * K timers run at once (default 1); each, when it fires, starts again with
+ * a new interval (fixed: T; exp: exponential with mean T, at least 1 tick),
+ * until F have fired. Time is virtual and moves by tw_advance. With one
+ * timer no two share a slot visit, so events per timer are the visits each
+ * timer needs; interrupts are the waits that ended on the chip's interrupt
+ * line. (With many timers, visits are shared and both fall.) The paper predicts about T/M events per
  * timer for the hashed wheel (m = 1: a timer of interval T is passed over
- * every M ticks until it is due) and at most m for the hierarchy (one visit
- * per level on the way down), for T within the hierarchy's reach M^m.
+ * every M ticks until it is due; at least the one visit that fires it) and
+ * at most m for the hierarchy (one visit per level on the way down), for
+ * T within the hierarchy's reach M^m; beyond it a timer parks in the top
+ * level and is looked at once per top revolution.
  *
  * Prints
  *   levels,slot_bits,dist,t,t_over_m,fired,events_per_timer,irqs_per_timer,predicted,late
@@ -67,7 +69,7 @@ static void expired(tw_timer *t, uint64_t now, void *arg)
 int main(int argc, char **argv)
 {
     tw_sim_config chip = {.levels = 1, .slot_bits = 8, .fifo_log2 = 4, .trace = NULL};
-    uint64_t k = 16, fires = 20000, seed = 1, t = 0;
+    uint64_t k = 1, fires = 20000, seed = 1, t = 0;
     const char *dist = "fixed";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--levels"))
