@@ -3,7 +3,8 @@
 #   make sim TRACE=1    ... and write a waveform (build/sim.fst)
 #   make test           every check; ends with "N passed, M failed"
 #   make lint           Verilator -Wall on all RTL
-#   make bench          benchmarks, CSV in bench/results/
+#   make bench          workloads W1-W4 and micro-benchmarks: CSV and plots in bench/results/
+#   make bench-quick    the same at tiny sizes, a few seconds (make test runs it)
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
 #   make install PREFIX=...  library, headers, pkg-config file
