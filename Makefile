@@ -5,7 +5,8 @@
 #   make plot           wheel occupancy and interrupts over a run (build/occupancy.svg)
 #   make test           every check; ends with "N passed, M failed"
 #   make lint           Verilator -Wall on all RTL
-#   make bench          benchmarks, CSV in bench/results/
+#   make bench          workloads W1-W4 and micro-benchmarks: CSV and plots in bench/results/
+#   make bench-quick    the same at tiny sizes, a few seconds (make test runs it)
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
 #   make install PREFIX=...  library, headers, pkg-config file
@@ -55,7 +56,7 @@ DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-d
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs bench install clean examples wave plot
+.PHONY: all deps sim test lint regs check-regs bench bench-quick install clean examples wave plot
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -213,9 +214,24 @@ $(BUILD)/tests/test-engines: $(BUILD)/tests/test_engines.o $(ENGINE_OBJ) $(BUILD
 $(BUILD)/bench-micro: $(BUILD)/bench/micro.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
-bench: $(BUILD)/bench-micro
-	@mkdir -p bench/results
-	$(BUILD)/bench-micro | tee bench/results/micro.csv
+# The workload drivers of ../shared/workloads.md, one process per run.
+WORKLOADS  := w1 w2 w3 w4
+BENCH_BINS := $(WORKLOADS:%=$(BUILD)/bench-%) $(BUILD)/bench-micro
+$(WORKLOADS:%=$(BUILD)/bench/%.o): CFLAGS += -Ibench
+$(WORKLOADS:%=$(BUILD)/bench/%.o): bench/engine.h bench/bench_util.h
+
+$(BUILD)/bench-%: $(BUILD)/bench/%.o $(ENGINE_OBJ) $(BUILD)/libtickwheel.a
+	$(CC) -o $@ $^ -lm $(SANFLAGS)
+
+# make bench: every workload at its standard sizes (tens of minutes; progress
+# on the terminal), CSV and plots in bench/results/, see docs/performance.md.
+# make bench-quick: every workload at tiny sizes, a few seconds; fails if the
+# engines disagree or a timer fires late (make test runs it).
+bench: $(BENCH_BINS) | $(BUILD)/.deps
+	@BUILD=$(BUILD) sh bench/run.sh
+
+bench-quick: $(BENCH_BINS) | $(BUILD)/.deps
+	@BUILD=$(BUILD) sh bench/run.sh --quick
 
 # ------------------------------------------------------------------ tests
 TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
@@ -238,7 +254,7 @@ lint: | $(BUILD)/.deps
 	done
 	@echo "lint: clean"
 
-test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals | $(BUILD)/.deps
+test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(BENCH_BINS) | $(BUILD)/.deps
 	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
 
 clean:

@@ -3,8 +3,8 @@
  * Start is an insertion sort, O(n); stop is an unlink, O(1); the per-tick
  * bookkeeping looks only at the head, so advance() jumps straight from one
  * expiry to the next. Deadlines are absolute (64-bit), so nothing in the
- * list changes as time passes. The insertion scans from the tail, since a
- * new timer is most often due after the ones already started.
+ * list changes as time passes. The insertion scans from whichever end of
+ * the list is nearer the new deadline.
  */
 #include <stdlib.h>
 
@@ -60,9 +60,21 @@ static void s2_start(engine *e, uint32_t timer, uint64_t ticks)
         dl_unlink(&t->link);
     t->deadline = e->now + ticks;
     t->pending = 1;
-    dlist *at = e->list.prev;
-    while (at != &e->list && deadline_of(at) > t->deadline)
+    /* Scan from the end nearer in deadline: a short timer among long ones
+     * (W1's pace among idles) then costs a few steps, not the whole list. */
+    dlist *at;
+    if (!dl_empty(&e->list) &&
+        t->deadline - deadline_of(e->list.next) < deadline_of(e->list.prev) - t->deadline &&
+        t->deadline >= deadline_of(e->list.next)) {
+        at = e->list.next; /* after every timer due no later: FIFO among equals */
+        while (at != &e->list && deadline_of(at) <= t->deadline)
+            at = at->next;
         at = at->prev;
+    } else {
+        at = e->list.prev;
+        while (at != &e->list && deadline_of(at) > t->deadline)
+            at = at->prev;
+    }
     dl_insert_after(at, &t->link);
 }
 

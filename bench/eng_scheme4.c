@@ -22,66 +22,48 @@
 #define S4_BITS 16 /* MaxInterval = 2^16 ticks */
 #define S4_SLOTS ((size_t)1 << S4_BITS)
 #define S4_MASK (S4_SLOTS - 1)
-#define W_IDLE UINT32_MAX
-#define W_EXPIRED (UINT32_MAX - 1)
 #define W_OVERFLOW (UINT32_MAX - 2)
 
-typedef struct tnode {
-    hnode link;
-    uint64_t deadline;
-    uint32_t where; /* slot, W_OVERFLOW, W_EXPIRED or W_IDLE */
-} tnode;
-
 struct engine {
-    engine_cb cb;
-    void *ctx;
-    uint64_t now;
+    eng_base b;
     hnode **slots;
     bitmap3 busy;
     hnode *overflow;
     uint64_t overflow_min; /* <= every overflow deadline; UINT64_MAX when empty */
     hnode *expired;
-    tnode *timers;
-    uint32_t ntimers;
+    htimer *timers;
 };
 
 static void s4_destroy(engine *e)
 {
-    if (!e)
-        return;
-    free(e->slots);
-    bm_free(&e->busy);
-    free(e->timers);
-    free(e);
+    if (e)
+        eng_wheel_free(e, e->slots, &e->busy, e->timers);
 }
 
 static engine *s4_create(uint32_t max_timers, engine_cb cb, void *ctx)
 {
-    engine *e = calloc(1, sizeof *e);
+    void *timers;
+    engine *e = eng_alloc(sizeof *e, max_timers, cb, ctx, sizeof *e->timers, &timers);
     if (!e)
         return NULL;
-    e->cb = cb;
-    e->ctx = ctx;
+    e->timers = timers;
     e->overflow_min = UINT64_MAX;
-    e->slots = calloc(S4_SLOTS, sizeof *e->slots);
-    e->timers = calloc(max_timers ? max_timers : 1, sizeof *e->timers);
-    e->ntimers = max_timers;
-    if (!e->slots || !e->timers || bm_init(&e->busy, S4_SLOTS) < 0) {
+    e->slots = eng_slots_alloc(&e->busy, S4_SLOTS, sizeof *e->slots);
+    if (!e->slots) {
         s4_destroy(e);
         return NULL;
     }
-    for (uint32_t i = 0; i < max_timers; i++)
-        e->timers[i].where = W_IDLE;
+    ht_init_all(e->timers, max_timers);
     return e;
 }
 
 /* Puts an unlinked timer where its deadline belongs, seen from now. */
-static void place(engine *e, tnode *t)
+static void place(engine *e, htimer *t)
 {
-    if (t->deadline == e->now) {
+    if (t->deadline == e->b.now) {
         hl_insert(&e->expired, &t->link);
         t->where = W_EXPIRED;
-    } else if (t->deadline - e->now < S4_SLOTS) {
+    } else if (t->deadline - e->b.now < S4_SLOTS) {
         size_t s = (size_t)t->deadline & S4_MASK;
         if (!e->slots[s])
             bm_set(&e->busy, s);
@@ -95,7 +77,7 @@ static void place(engine *e, tnode *t)
     }
 }
 
-static void detach(engine *e, tnode *t)
+static void detach(engine *e, htimer *t)
 {
     hl_unlink(&t->link);
     if (t->where < W_OVERFLOW && !e->slots[t->where])
@@ -107,40 +89,20 @@ static void detach(engine *e, tnode *t)
 
 static void s4_start(engine *e, uint32_t timer, uint64_t ticks)
 {
-    tnode *t = &e->timers[timer];
+    htimer *t = &e->timers[timer];
     if (t->where != W_IDLE)
         detach(e, t);
-    t->deadline = e->now + ticks;
+    t->deadline = e->b.now + ticks;
     place(e, t);
 }
 
 static int s4_stop(engine *e, uint32_t timer)
 {
-    tnode *t = &e->timers[timer];
+    htimer *t = &e->timers[timer];
     if (t->where == W_IDLE)
         return 0;
     detach(e, t);
     return 1;
-}
-
-static void run_expired(engine *e)
-{
-    while (e->expired) {
-        tnode *t = ENG_CONTAINER(e->expired, tnode, link);
-        hl_unlink(&t->link);
-        t->where = W_IDLE;
-        e->cb(e->ctx, (uint32_t)(t - e->timers), e->now);
-    }
-}
-
-/* The next tick after now whose slot is non-empty, or UINT64_MAX. */
-static uint64_t next_slot_visit(const engine *e)
-{
-    size_t from = (size_t)(e->now + 1) & S4_MASK;
-    size_t s = bm_next_cyclic(&e->busy, from);
-    if (s == BM_NONE)
-        return UINT64_MAX;
-    return e->now + 1 + ((s - from) & S4_MASK);
 }
 
 /* The first revolution boundary after now whose scan can move a timer: the
@@ -150,7 +112,7 @@ static uint64_t next_scan(const engine *e)
 {
     if (!e->overflow)
         return UINT64_MAX;
-    uint64_t first = (e->now | S4_MASK) + 1;
+    uint64_t first = (e->b.now | S4_MASK) + 1;
     uint64_t need = e->overflow_min >= S4_SLOTS ? ((e->overflow_min - S4_SLOTS) | S4_MASK) + 1 : 0;
     return first > need ? first : need;
 }
@@ -161,8 +123,8 @@ static void scan_overflow(engine *e)
     uint64_t min = UINT64_MAX;
     hnode **at = &e->overflow;
     while (*at) {
-        tnode *t = ENG_CONTAINER(*at, tnode, link);
-        if (t->deadline - e->now >= S4_SLOTS) {
+        htimer *t = ENG_CONTAINER(*at, htimer, link);
+        if (t->deadline - e->b.now >= S4_SLOTS) {
             if (t->deadline < min)
                 min = t->deadline;
             at = &t->link.next;
@@ -176,46 +138,43 @@ static void scan_overflow(engine *e)
 
 static void s4_advance(engine *e, uint64_t ticks)
 {
-    uint64_t target = e->now + ticks;
-    run_expired(e);
+    uint64_t target = e->b.now + ticks;
+    ht_run_expired(&e->b, &e->expired, e->timers);
     for (;;) {
-        uint64_t visit = next_slot_visit(e), scan = next_scan(e);
+        uint64_t visit = eng_next_busy_tick(&e->busy, e->b.now, S4_MASK), scan = next_scan(e);
         uint64_t t = visit < scan ? visit : scan;
         if (t > target)
             break;
-        e->now = t;
+        e->b.now = t;
         if (t == scan)
             scan_overflow(e);
         size_t s = (size_t)t & S4_MASK;
         if (e->slots[s]) { /* every timer here is due now */
             while (e->slots[s]) {
-                tnode *x = ENG_CONTAINER(e->slots[s], tnode, link);
+                htimer *x = ENG_CONTAINER(e->slots[s], htimer, link);
                 hl_unlink(&x->link);
                 hl_insert(&e->expired, &x->link);
                 x->where = W_EXPIRED;
             }
             bm_clear(&e->busy, s);
         }
-        run_expired(e);
+        ht_run_expired(&e->b, &e->expired, e->timers);
     }
-    e->now = target;
+    e->b.now = target;
 }
 
 static uint64_t s4_ticks_until_next(engine *e, uint64_t cap)
 {
     if (e->expired)
         return 0;
-    uint64_t visit = next_slot_visit(e), scan = next_scan(e);
-    uint64_t t = visit < scan ? visit : scan;
-    return t == UINT64_MAX ? cap : eng_min_u64(t - e->now, cap);
+    uint64_t visit = eng_next_busy_tick(&e->busy, e->b.now, S4_MASK), scan = next_scan(e);
+    return eng_until(e, visit < scan ? visit : scan, cap);
 }
-
-static uint64_t s4_now(const engine *e) { return e->now; }
 
 static size_t s4_memory(const engine *e)
 {
     return sizeof *e + S4_SLOTS * sizeof *e->slots + bm_bytes(&e->busy) +
-           (size_t)e->ntimers * sizeof *e->timers;
+           (size_t)e->b.ntimers * sizeof *e->timers;
 }
 
 const engine_ops eng_scheme4_ops = {
@@ -227,6 +186,6 @@ const engine_ops eng_scheme4_ops = {
     .stop = s4_stop,
     .advance = s4_advance,
     .ticks_until_next = s4_ticks_until_next,
-    .now = s4_now,
+    .now = eng_now,
     .memory = s4_memory,
 };

@@ -19,8 +19,6 @@
 
 #define S5_MIN_BITS 16
 #define S5_MAX_BITS 20
-#define W_IDLE UINT32_MAX
-#define W_EXPIRED (UINT32_MAX - 1)
 
 typedef struct tnode {
     dlist link;
@@ -29,42 +27,30 @@ typedef struct tnode {
 } tnode;
 
 struct engine {
-    engine_cb cb;
-    void *ctx;
-    uint64_t now;
+    eng_base b;
     size_t mask;
     dlist *slots; /* sentinels: ascending deadlines, FIFO among equals */
     bitmap3 busy;
     dlist expired; /* due now, callbacks not yet run */
     tnode *timers;
-    uint32_t ntimers;
 };
 
 static void s5_destroy(engine *e)
 {
-    if (!e)
-        return;
-    free(e->slots);
-    bm_free(&e->busy);
-    free(e->timers);
-    free(e);
+    if (e)
+        eng_wheel_free(e, e->slots, &e->busy, e->timers);
 }
 
 static engine *s5_create(uint32_t max_timers, engine_cb cb, void *ctx)
 {
-    engine *e = calloc(1, sizeof *e);
-    unsigned bits = S5_MIN_BITS;
+    void *timers;
+    engine *e = eng_alloc(sizeof *e, max_timers, cb, ctx, sizeof *e->timers, &timers);
     if (!e)
         return NULL;
-    while (bits < S5_MAX_BITS && ((size_t)1 << bits) < max_timers)
-        bits++;
-    e->cb = cb;
-    e->ctx = ctx;
-    e->mask = ((size_t)1 << bits) - 1;
-    e->slots = calloc(e->mask + 1, sizeof *e->slots);
-    e->timers = calloc(max_timers ? max_timers : 1, sizeof *e->timers);
-    e->ntimers = max_timers;
-    if (!e->slots || !e->timers || bm_init(&e->busy, e->mask + 1) < 0) {
+    e->timers = timers;
+    e->mask = ((size_t)1 << eng_wheel_bits(max_timers, S5_MIN_BITS, S5_MAX_BITS)) - 1;
+    e->slots = eng_slots_alloc(&e->busy, e->mask + 1, sizeof *e->slots);
+    if (!e->slots) {
         s5_destroy(e);
         return NULL;
     }
@@ -89,7 +75,7 @@ static void s5_start(engine *e, uint32_t timer, uint64_t ticks)
     tnode *t = &e->timers[timer];
     if (t->where != W_IDLE)
         detach(e, t);
-    t->deadline = e->now + ticks;
+    t->deadline = e->b.now + ticks;
     if (ticks == 0) {
         dl_insert_after(e->expired.prev, &t->link);
         t->where = W_EXPIRED;
@@ -121,29 +107,19 @@ static void run_expired(engine *e)
         tnode *t = ENG_CONTAINER(e->expired.next, tnode, link);
         dl_unlink(&t->link);
         t->where = W_IDLE;
-        e->cb(e->ctx, (uint32_t)(t - e->timers), e->now);
+        e->b.cb(e->b.ctx, (uint32_t)(t - e->timers), e->b.now);
     }
-}
-
-/* The next tick after now whose slot is non-empty, or UINT64_MAX. */
-static uint64_t next_visit(const engine *e)
-{
-    size_t from = (size_t)(e->now + 1) & e->mask;
-    size_t s = bm_next_cyclic(&e->busy, from);
-    if (s == BM_NONE)
-        return UINT64_MAX;
-    return e->now + 1 + ((s - from) & e->mask);
 }
 
 static void s5_advance(engine *e, uint64_t ticks)
 {
-    uint64_t target = e->now + ticks;
+    uint64_t target = e->b.now + ticks;
     run_expired(e);
     for (;;) {
-        uint64_t t = next_visit(e);
+        uint64_t t = eng_next_busy_tick(&e->busy, e->b.now, e->mask);
         if (t > target)
             break;
-        e->now = t;
+        e->b.now = t;
         size_t s = (size_t)t & e->mask;
         /* Sorted: the due timers are at the head; the rest wait for later
          * revolutions. */
@@ -160,23 +136,20 @@ static void s5_advance(engine *e, uint64_t ticks)
             bm_clear(&e->busy, s);
         run_expired(e);
     }
-    e->now = target;
+    e->b.now = target;
 }
 
 static uint64_t s5_ticks_until_next(engine *e, uint64_t cap)
 {
     if (!dl_empty(&e->expired))
         return 0;
-    uint64_t t = next_visit(e);
-    return t == UINT64_MAX ? cap : eng_min_u64(t - e->now, cap);
+    return eng_until(e, eng_next_busy_tick(&e->busy, e->b.now, e->mask), cap);
 }
-
-static uint64_t s5_now(const engine *e) { return e->now; }
 
 static size_t s5_memory(const engine *e)
 {
     return sizeof *e + (e->mask + 1) * sizeof *e->slots + bm_bytes(&e->busy) +
-           (size_t)e->ntimers * sizeof *e->timers;
+           (size_t)e->b.ntimers * sizeof *e->timers;
 }
 
 const engine_ops eng_scheme5_ops = {
@@ -188,6 +161,6 @@ const engine_ops eng_scheme5_ops = {
     .stop = s5_stop,
     .advance = s5_advance,
     .ticks_until_next = s5_ticks_until_next,
-    .now = s5_now,
+    .now = eng_now,
     .memory = s5_memory,
 };

@@ -17,61 +17,40 @@
 
 #define S6_MIN_BITS 16
 #define S6_MAX_BITS 20
-#define W_IDLE UINT32_MAX
-#define W_EXPIRED (UINT32_MAX - 1)
-
-typedef struct tnode {
-    hnode link;
-    uint64_t deadline;
-    uint32_t where; /* slot, W_EXPIRED or W_IDLE */
-} tnode;
 
 struct engine {
-    engine_cb cb;
-    void *ctx;
-    uint64_t now;
+    eng_base b;
     size_t mask;
     hnode **slots;
     bitmap3 busy;
     hnode *expired; /* due now, callbacks not yet run */
-    tnode *timers;
-    uint32_t ntimers;
+    htimer *timers;
 };
 
 static void s6_destroy(engine *e)
 {
-    if (!e)
-        return;
-    free(e->slots);
-    bm_free(&e->busy);
-    free(e->timers);
-    free(e);
+    if (e)
+        eng_wheel_free(e, e->slots, &e->busy, e->timers);
 }
 
 static engine *s6_create(uint32_t max_timers, engine_cb cb, void *ctx)
 {
-    engine *e = calloc(1, sizeof *e);
-    unsigned bits = S6_MIN_BITS;
+    void *timers;
+    engine *e = eng_alloc(sizeof *e, max_timers, cb, ctx, sizeof *e->timers, &timers);
     if (!e)
         return NULL;
-    while (bits < S6_MAX_BITS && ((size_t)1 << bits) < max_timers)
-        bits++;
-    e->cb = cb;
-    e->ctx = ctx;
-    e->mask = ((size_t)1 << bits) - 1;
-    e->slots = calloc(e->mask + 1, sizeof *e->slots);
-    e->timers = calloc(max_timers ? max_timers : 1, sizeof *e->timers);
-    e->ntimers = max_timers;
-    if (!e->slots || !e->timers || bm_init(&e->busy, e->mask + 1) < 0) {
+    e->timers = timers;
+    e->mask = ((size_t)1 << eng_wheel_bits(max_timers, S6_MIN_BITS, S6_MAX_BITS)) - 1;
+    e->slots = eng_slots_alloc(&e->busy, e->mask + 1, sizeof *e->slots);
+    if (!e->slots) {
         s6_destroy(e);
         return NULL;
     }
-    for (uint32_t i = 0; i < max_timers; i++)
-        e->timers[i].where = W_IDLE;
+    ht_init_all(e->timers, max_timers);
     return e;
 }
 
-static void detach(engine *e, tnode *t)
+static void detach(engine *e, htimer *t)
 {
     hl_unlink(&t->link);
     if (t->where != W_EXPIRED && !e->slots[t->where])
@@ -81,10 +60,10 @@ static void detach(engine *e, tnode *t)
 
 static void s6_start(engine *e, uint32_t timer, uint64_t ticks)
 {
-    tnode *t = &e->timers[timer];
+    htimer *t = &e->timers[timer];
     if (t->where != W_IDLE)
         detach(e, t);
-    t->deadline = e->now + ticks;
+    t->deadline = e->b.now + ticks;
     if (ticks == 0) {
         hl_insert(&e->expired, &t->link);
         t->where = W_EXPIRED;
@@ -99,46 +78,26 @@ static void s6_start(engine *e, uint32_t timer, uint64_t ticks)
 
 static int s6_stop(engine *e, uint32_t timer)
 {
-    tnode *t = &e->timers[timer];
+    htimer *t = &e->timers[timer];
     if (t->where == W_IDLE)
         return 0;
     detach(e, t);
     return 1;
 }
 
-static void run_expired(engine *e)
-{
-    while (e->expired) {
-        tnode *t = ENG_CONTAINER(e->expired, tnode, link);
-        hl_unlink(&t->link);
-        t->where = W_IDLE;
-        e->cb(e->ctx, (uint32_t)(t - e->timers), e->now);
-    }
-}
-
-/* The next tick after now whose slot is non-empty, or UINT64_MAX. */
-static uint64_t next_visit(const engine *e)
-{
-    size_t from = (size_t)(e->now + 1) & e->mask;
-    size_t s = bm_next_cyclic(&e->busy, from);
-    if (s == BM_NONE)
-        return UINT64_MAX;
-    return e->now + 1 + ((s - from) & e->mask);
-}
-
 static void s6_advance(engine *e, uint64_t ticks)
 {
-    uint64_t target = e->now + ticks;
-    run_expired(e);
+    uint64_t target = e->b.now + ticks;
+    ht_run_expired(&e->b, &e->expired, e->timers);
     for (;;) {
-        uint64_t t = next_visit(e);
+        uint64_t t = eng_next_busy_tick(&e->busy, e->b.now, e->mask);
         if (t > target)
             break;
-        e->now = t;
+        e->b.now = t;
         size_t s = (size_t)t & e->mask;
         hnode **at = &e->slots[s];
         while (*at) {
-            tnode *x = ENG_CONTAINER(*at, tnode, link);
+            htimer *x = ENG_CONTAINER(*at, htimer, link);
             if (x->deadline != t) {
                 at = &x->link.next; /* a later revolution */
                 continue;
@@ -149,25 +108,20 @@ static void s6_advance(engine *e, uint64_t ticks)
         }
         if (!e->slots[s])
             bm_clear(&e->busy, s);
-        run_expired(e);
+        ht_run_expired(&e->b, &e->expired, e->timers);
     }
-    e->now = target;
+    e->b.now = target;
 }
 
 static uint64_t s6_ticks_until_next(engine *e, uint64_t cap)
 {
-    if (e->expired)
-        return 0;
-    uint64_t t = next_visit(e);
-    return t == UINT64_MAX ? cap : eng_min_u64(t - e->now, cap);
+    return e->expired ? 0 : eng_until(e, eng_next_busy_tick(&e->busy, e->b.now, e->mask), cap);
 }
-
-static uint64_t s6_now(const engine *e) { return e->now; }
 
 static size_t s6_memory(const engine *e)
 {
     return sizeof *e + (e->mask + 1) * sizeof *e->slots + bm_bytes(&e->busy) +
-           (size_t)e->ntimers * sizeof *e->timers;
+           (size_t)e->b.ntimers * sizeof *e->timers;
 }
 
 const engine_ops eng_scheme6_ops = {
@@ -179,6 +133,6 @@ const engine_ops eng_scheme6_ops = {
     .stop = s6_stop,
     .advance = s6_advance,
     .ticks_until_next = s6_ticks_until_next,
-    .now = s6_now,
+    .now = eng_now,
     .memory = s6_memory,
 };

@@ -22,24 +22,13 @@
 #define S7_BITS 6
 #define S7_SLOTS (1u << S7_BITS)
 #define S7_LEVELS 11 /* ceil(64 / 6) */
-#define W_IDLE UINT32_MAX
-#define W_EXPIRED (UINT32_MAX - 1)
-
-typedef struct tnode {
-    hnode link;
-    uint64_t deadline;
-    uint32_t where; /* level * 64 + slot, W_EXPIRED or W_IDLE */
-} tnode;
 
 struct engine {
-    engine_cb cb;
-    void *ctx;
-    uint64_t now;
+    eng_base b;
     uint64_t busy[S7_LEVELS]; /* bit s of level k: slot (k, s) is non-empty */
     hnode *slots[S7_LEVELS * S7_SLOTS];
     hnode *expired;
-    tnode *timers;
-    uint32_t ntimers;
+    htimer *timers;
 };
 
 static unsigned field(uint64_t t, unsigned level)
@@ -63,31 +52,24 @@ static void s7_destroy(engine *e)
 
 static engine *s7_create(uint32_t max_timers, engine_cb cb, void *ctx)
 {
-    engine *e = calloc(1, sizeof *e);
+    void *timers;
+    engine *e = eng_alloc(sizeof *e, max_timers, cb, ctx, sizeof *e->timers, &timers);
     if (!e)
         return NULL;
-    e->cb = cb;
-    e->ctx = ctx;
-    e->timers = calloc(max_timers ? max_timers : 1, sizeof *e->timers);
-    e->ntimers = max_timers;
-    if (!e->timers) {
-        s7_destroy(e);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < max_timers; i++)
-        e->timers[i].where = W_IDLE;
+    e->timers = timers;
+    ht_init_all(e->timers, max_timers);
     return e;
 }
 
 /* Puts an unlinked timer where its deadline belongs, seen from now. */
-static void place(engine *e, tnode *t)
+static void place(engine *e, htimer *t)
 {
-    if (t->deadline <= e->now) {
+    if (t->deadline <= e->b.now) {
         hl_insert(&e->expired, &t->link);
         t->where = W_EXPIRED;
         return;
     }
-    unsigned level = level_of(t->deadline, e->now);
+    unsigned level = level_of(t->deadline, e->b.now);
     unsigned slot = field(t->deadline, level);
     unsigned idx = level * S7_SLOTS + slot;
     e->busy[level] |= UINT64_C(1) << slot;
@@ -95,7 +77,7 @@ static void place(engine *e, tnode *t)
     t->where = idx;
 }
 
-static void detach(engine *e, tnode *t)
+static void detach(engine *e, htimer *t)
 {
     hl_unlink(&t->link);
     if (t->where != W_EXPIRED && !e->slots[t->where])
@@ -105,10 +87,10 @@ static void detach(engine *e, tnode *t)
 
 static void s7_start(engine *e, uint32_t timer, uint64_t ticks)
 {
-    tnode *t = &e->timers[timer];
+    htimer *t = &e->timers[timer];
     if (t->where != W_IDLE)
         detach(e, t);
-    t->deadline = e->now + ticks;
+    t->deadline = e->b.now + ticks;
     place(e, t);
 }
 
@@ -119,53 +101,43 @@ static void s7_start(engine *e, uint32_t timer, uint64_t ticks)
  * the range. */
 static uint64_t s7_start_range(engine *e, uint32_t timer, uint64_t lo_ticks, uint64_t hi_ticks)
 {
-    tnode *t = &e->timers[timer];
-    uint64_t lo = e->now + lo_ticks, hi = e->now + hi_ticks;
+    htimer *t = &e->timers[timer];
+    uint64_t lo = e->b.now + lo_ticks, hi = e->b.now + hi_ticks;
     if (t->where != W_IDLE && t->deadline >= lo && t->deadline <= hi)
         return t->deadline;
     uint64_t d = hi;
     for (unsigned k = 0; k < S7_LEVELS; k++) {
         uint64_t c = hi & ~((UINT64_C(1) << (k * S7_BITS)) - 1);
-        if (c < lo || c <= e->now)
+        if (c < lo || c <= e->b.now)
             break;
-        if ((c & ((UINT64_C(1) << (level_of(c, e->now) * S7_BITS)) - 1)) == 0) {
+        if ((c & ((UINT64_C(1) << (level_of(c, e->b.now) * S7_BITS)) - 1)) == 0) {
             d = c;
             break;
         }
     }
-    s7_start(e, timer, d - e->now);
+    s7_start(e, timer, d - e->b.now);
     return d;
 }
 
 static int s7_stop(engine *e, uint32_t timer)
 {
-    tnode *t = &e->timers[timer];
+    htimer *t = &e->timers[timer];
     if (t->where == W_IDLE)
         return 0;
     detach(e, t);
     return 1;
 }
 
-static void run_expired(engine *e)
-{
-    while (e->expired) {
-        tnode *t = ENG_CONTAINER(e->expired, tnode, link);
-        hl_unlink(&t->link);
-        t->where = W_IDLE;
-        e->cb(e->ctx, (uint32_t)(t - e->timers), e->now);
-    }
-}
-
 /* The next visit of a non-empty slot after now, or UINT64_MAX. */
 static uint64_t next_visit(const engine *e)
 {
     for (unsigned k = 0; k < S7_LEVELS; k++) {
-        unsigned pos = field(e->now, k);
+        unsigned pos = field(e->b.now, k);
         uint64_t bits = e->busy[k] & (~UINT64_C(1) << pos); /* slots above pos */
         if (!bits)
             continue;
         unsigned shift = (k + 1) * S7_BITS;
-        uint64_t base = shift >= 64 ? 0 : e->now & ~((UINT64_C(1) << shift) - 1);
+        uint64_t base = shift >= 64 ? 0 : e->b.now & ~((UINT64_C(1) << shift) - 1);
         return base | ((uint64_t)__builtin_ctzll(bits) << (k * S7_BITS));
     }
     return UINT64_MAX;
@@ -173,13 +145,13 @@ static uint64_t next_visit(const engine *e)
 
 static void s7_advance(engine *e, uint64_t ticks)
 {
-    uint64_t target = e->now + ticks;
-    run_expired(e);
+    uint64_t target = e->b.now + ticks;
+    ht_run_expired(&e->b, &e->expired, e->timers);
     for (;;) {
         uint64_t t = next_visit(e);
         if (t > target)
             break;
-        e->now = t;
+        e->b.now = t;
         /* Every level whose pointer lands on a slot boundary at t: level 0
          * always, level k when the fields below it are all zero. Timers
          * cascade into slots above the (zero) fields of t, never into a slot
@@ -193,29 +165,26 @@ static void s7_advance(engine *e, uint64_t ticks)
             hnode **head = &e->slots[k * S7_SLOTS + slot];
             e->busy[k] &= ~(UINT64_C(1) << slot);
             while (*head) {
-                tnode *x = ENG_CONTAINER(*head, tnode, link);
+                htimer *x = ENG_CONTAINER(*head, htimer, link);
                 hl_unlink(&x->link);
                 place(e, x);
             }
         }
-        run_expired(e);
+        ht_run_expired(&e->b, &e->expired, e->timers);
     }
-    e->now = target;
+    e->b.now = target;
 }
 
 static uint64_t s7_ticks_until_next(engine *e, uint64_t cap)
 {
     if (e->expired)
         return 0;
-    uint64_t t = next_visit(e);
-    return t == UINT64_MAX ? cap : eng_min_u64(t - e->now, cap);
+    return eng_until(e, next_visit(e), cap);
 }
-
-static uint64_t s7_now(const engine *e) { return e->now; }
 
 static size_t s7_memory(const engine *e)
 {
-    return sizeof *e + (size_t)e->ntimers * sizeof *e->timers;
+    return sizeof *e + (size_t)e->b.ntimers * sizeof *e->timers;
 }
 
 const engine_ops eng_scheme7_ops = {
@@ -227,6 +196,6 @@ const engine_ops eng_scheme7_ops = {
     .stop = s7_stop,
     .advance = s7_advance,
     .ticks_until_next = s7_ticks_until_next,
-    .now = s7_now,
+    .now = eng_now,
     .memory = s7_memory,
 };

@@ -117,6 +117,15 @@ static size_t twe_memory(const engine *e)
     return sizeof *e + e->mem_size + (size_t)e->ntimers * sizeof *e->timers;
 }
 
+static void twe_dev_stats(const engine *e, engine_dev_stats *s)
+{
+    s->reads = e->dev.reads;
+    s->writes = e->dev.writes;
+    s->irqs = e->dev.irqs;
+    s->events = e->wheel.stats.events;
+    s->cycles = tw_dev_cycles((tw_dev *)&e->dev);
+}
+
 const engine_ops eng_tickwheel_ops = {
     .name = "tickwheel",
     .create = twe_create,
@@ -128,4 +137,5 @@ const engine_ops eng_tickwheel_ops = {
     .ticks_until_next = twe_ticks_until_next,
     .now = twe_now,
     .memory = twe_memory,
+    .dev_stats = twe_dev_stats,
 };

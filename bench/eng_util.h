@@ -1,7 +1,9 @@
-/* Small pieces the reference engines share: intrusive lists and a bitmap
- * that finds the next busy slot with count-trailing-zeros (as W. Ahern's
- * timeout.c does), so a wheel skips runs of empty slots in a few word reads.
- * Header-only; every function is static inline. */
+/* Small pieces the reference engines share: intrusive lists, a bitmap that
+ * finds the next busy slot with count-trailing-zeros (as W. Ahern's
+ * timeout.c does), so a wheel skips runs of empty slots in a few word reads,
+ * the fields and allocation every engine has, and the timer record and
+ * expiry loop of the unsorted wheels. Header-only; every function is static
+ * inline. */
 #ifndef TW_BENCH_ENG_UTIL_H
 #define TW_BENCH_ENG_UTIL_H
 
@@ -156,5 +158,118 @@ static inline size_t bm_next_cyclic(const bitmap3 *b, size_t i)
 }
 
 static inline uint64_t eng_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* ------------------------------------------------------------- engine base
+ * The fields every engine has, first in each struct engine, so the helpers
+ * below serve them all. */
+#include "engine.h"
+
+typedef struct eng_base {
+    engine_cb cb;
+    void *ctx;
+    uint64_t now;
+    uint32_t ntimers;
+} eng_base;
+
+#define ENG_BASE(e) ((eng_base *)(void *)(e))
+
+/* Allocates a zeroed engine of `size` bytes (eng_base first) and an array
+ * of max_timers (at least one) zeroed records of `rec` bytes; NULL if either
+ * fails. */
+static inline void *eng_alloc(size_t size, uint32_t max_timers, engine_cb cb, void *ctx,
+                              size_t rec, void **records)
+{
+    eng_base *b = calloc(1, size);
+    if (!b)
+        return NULL;
+    *records = calloc(max_timers ? max_timers : 1, rec);
+    if (!*records) {
+        free(b);
+        return NULL;
+    }
+    b->cb = cb;
+    b->ctx = ctx;
+    b->ntimers = max_timers;
+    return b;
+}
+
+static inline uint64_t eng_now(const engine *e) { return ((const eng_base *)(const void *)e)->now; }
+
+/* ticks_until_next from the tick of the next expiry or visit (UINT64_MAX: none). */
+static inline uint64_t eng_until(const engine *e, uint64_t next, uint64_t cap)
+{
+    return next == UINT64_MAX ? cap : eng_min_u64(next - eng_now(e), cap);
+}
+
+/* ----------------------------------------------------------- wheel timers
+ * The timer record of the unsorted wheels (Schemes 4, 6, 7): a list node,
+ * the absolute deadline, and where the timer is. */
+#define W_IDLE UINT32_MAX
+#define W_EXPIRED (UINT32_MAX - 1)
+
+typedef struct htimer {
+    hnode link;
+    uint64_t deadline;
+    uint32_t where; /* slot index, W_EXPIRED or W_IDLE (or an engine's own mark) */
+} htimer;
+
+static inline void ht_init_all(htimer *t, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++)
+        t[i].where = W_IDLE;
+}
+
+/* Runs the callbacks of the expired list; each may start or stop timers
+ * (a 0-tick start joins the list and runs in this same loop). */
+static inline void ht_run_expired(eng_base *b, hnode **expired, htimer *timers)
+{
+    while (*expired) {
+        htimer *t = ENG_CONTAINER(*expired, htimer, link);
+        hl_unlink(&t->link);
+        t->where = W_IDLE;
+        b->cb(b->ctx, (uint32_t)(t - timers), b->now);
+    }
+}
+
+/* Slot-count bits of a hashed wheel: max_timers rounded up to a power of
+ * two, within [min_bits, max_bits]. */
+static inline unsigned eng_wheel_bits(uint32_t max_timers, unsigned min_bits, unsigned max_bits)
+{
+    unsigned bits = min_bits;
+    while (bits < max_bits && ((size_t)1 << bits) < max_timers)
+        bits++;
+    return bits;
+}
+
+/* A wheel's slot heads (nslots zeroed heads of `size` bytes) and their busy
+ * bitmap; NULL (and nothing held) if either allocation fails. */
+static inline void *eng_slots_alloc(bitmap3 *busy, size_t nslots, size_t size)
+{
+    void *slots = calloc(nslots, size);
+    if (slots && bm_init(busy, nslots) == 0)
+        return slots;
+    free(slots);
+    busy->l0 = NULL;
+    return NULL;
+}
+
+/* Frees what eng_alloc and eng_slots_alloc gave a wheel engine. */
+static inline void eng_wheel_free(void *e, void *slots, bitmap3 *busy, void *timers)
+{
+    free(slots);
+    bm_free(busy);
+    free(timers);
+    free(e);
+}
+
+/* The next tick after now whose slot (tick & mask) is busy, or UINT64_MAX. */
+static inline uint64_t eng_next_busy_tick(const bitmap3 *busy, uint64_t now, size_t mask)
+{
+    size_t from = (size_t)(now + 1) & mask;
+    size_t s = bm_next_cyclic(busy, from);
+    if (s == BM_NONE)
+        return UINT64_MAX;
+    return now + 1 + ((s - from) & mask);
+}
 
 #endif

@@ -18,6 +18,14 @@
 typedef struct engine engine;
 typedef void (*engine_cb)(void *ctx, uint32_t timer, uint64_t now);
 
+/* What an engine with a device (tickwheel) did on its bus, for reports. */
+typedef struct engine_dev_stats {
+    uint64_t reads, writes; /* bus transactions */
+    uint64_t irqs;          /* waits that ended on the interrupt line */
+    uint64_t events;        /* slot visits the chip reported */
+    uint64_t cycles;        /* chip clock cycles */
+} engine_dev_stats;
+
 typedef struct engine_ops {
     const char *name;
     engine *(*create)(uint32_t max_timers, engine_cb cb, void *ctx);
@@ -32,6 +40,8 @@ typedef struct engine_ops {
     uint64_t (*ticks_until_next)(engine *e, uint64_t cap);
     uint64_t (*now)(const engine *e);
     size_t (*memory)(const engine *e); /* bytes held, for reports */
+    /* NULL for software engines. */
+    void (*dev_stats)(const engine *e, engine_dev_stats *s);
 } engine_ops;
 
 /* Every engine, NULL-terminated: the driver first, then the references. */

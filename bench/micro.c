@@ -1,7 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 /* Micro-benchmarks of the simulation backends and of the driver's hot paths.
- * Prints medians of several runs; timings on a shared machine are noisy, so
- * compare ratios from one run, not figures across runs.
+ * Prints medians of several runs, in CPU time; timings on a shared machine
+ * are still noisy (caches), so compare ratios from one run.
  *
  *   bench-micro [--quick]
  */
@@ -15,10 +15,12 @@
 
 enum { RUNS = 5 };
 
+/* CPU time of the process, as the workload drivers use: on a shared
+ * machine wall time would count whatever else ran. */
 static double now_s(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 

@@ -122,8 +122,7 @@ static unsigned fifo_depth(const tw_model *m) { return 1u << m->fifo_log2; }
 static bool fifo_full(const tw_model *m) { return m->count_q == fifo_depth(m); }
 static bool fifo_empty(const tw_model *m) { return m->count_q == 0; }
 /* The search scans SW = min(16, 2^b) slots of one level a cycle. */
-static unsigned search_sw(const tw_model *m) { return m->slot_bits < 4 ? slots_of(m) : 16u; }
-static unsigned search_nwords(const tw_model *m) { return slots_of(m) / search_sw(m); }
+static unsigned search_sw_log2(const tw_model *m) { return m->slot_bits < 4 ? m->slot_bits : 4u; }
 
 /* Coalescing: enough entries, or non-empty long enough, or held or full. */
 static bool irq_due(const tw_model *m)
@@ -406,8 +405,13 @@ static tw_comb combinational(const tw_model *m, const tw_bus_in *in)
             arm_seen = true;
     c.late = c.cmd_set && arm_passed && !arm_seen;
 
-    /* event FIFO */
-    tw_head_view hv = head_view(m);
+    /* event FIFO. The head's view, the read mux and NEXT matter only to a
+     * bus access (a pop is a read, rdata and next_tick are latched on reads,
+     * addr_ok counts on accesses), so edges without one skip them: the
+     * model's speed is the simulator's, most edges are idle ones. */
+    tw_head_view hv = {0};
+    if (c.acc)
+        hv = head_view(m);
     c.pop_evt = c.rd && in->adr == ADR_EVT_TICK && !fifo_empty(m);
     c.push = c.hit != 0 || c.late;
     c.rem_late = hv.rem_late;
@@ -419,20 +423,26 @@ static tw_comb combinational(const tw_model *m, const tw_bus_in *in)
 
     c.n_events = (c.late ? 1u : 0u) + popcount4(c.hit);
 
-    read_mux(m, in, &hv, &c.rdata, &c.addr_ok);
+    c.rdata = 0;
+    c.addr_ok = true;
+    if (c.acc)
+        read_mux(m, in, &hv, &c.rdata, &c.addr_ok);
     c.fifo_empty = fifo_empty(m);
-    c.next_tick = next_tick(m);
+    c.next_tick = c.rd ? next_tick(m) : 0;
 
     /* next-busy search: one word of SW slots of level s_lvl_q, in circular
      * order from the slot after the level's pointer in s_base_q. */
     {
-        unsigned sw = search_sw(m), nwords = search_nwords(m);
+        /* SW and NWORDS are powers of two: shifts and masks, not division
+         * (this runs on every edge). */
+        unsigned sw_log2 = search_sw_log2(m);
+        unsigned sw = 1u << sw_log2, nwords = slots_of(m) >> sw_log2;
         uint64_t sw_mask = (UINT64_C(1) << sw) - 1u;
         unsigned shift = m->s_lvl_q * m->slot_bits;
         unsigned p = (unsigned)(m->s_base_q >> shift) & slot_mask;
         unsigned q = (p + 1u) & slot_mask;
-        unsigned qw = q / sw, qb = q % sw;
-        unsigned widx = (qw + m->s_i_q) % nwords;
+        unsigned qw = q >> sw_log2, qb = q & (sw - 1u);
+        unsigned widx = (qw + m->s_i_q) & (nwords - 1u);
         uint64_t hits = 0;
         if (m->s_lvl_q < m->levels) { /* s_map is all zero otherwise */
             unsigned bit0 = widx * sw; /* SW divides 64: one map word holds it */
@@ -443,10 +453,7 @@ static tw_comb combinational(const tw_model *m, const tw_bus_in *in)
         if (m->s_i_q == nwords)
             hits &= ~(sw_mask << qb) & sw_mask;
         c.s_hit = hits != 0;
-        unsigned j = 0;
-        if (hits)
-            while (!((hits >> j) & 1u))
-                j++;
+        unsigned j = hits ? (unsigned)__builtin_ctzll(hits) : 0u;
         /* 32-bit integer arithmetic, as the always block's integers */
         uint32_t o = (uint32_t)m->s_i_q * sw + j - qb + 1u;
         uint64_t low = (UINT64_C(1) << shift) - 1u;
@@ -693,10 +700,7 @@ static bool next_busy_slot(const uint64_t *map, unsigned nslots, unsigned start,
         uint64_t bits = map[w] & (~UINT64_C(0) << (from % 64u));
         for (;;) {
             if (bits) {
-                unsigned bit = 0;
-                while (!((bits >> bit) & 1u))
-                    bit++;
-                *found = w * 64u + bit;
+                *found = w * 64u + (unsigned)__builtin_ctzll(bits);
                 return true;
             }
             if (++w >= nwords)

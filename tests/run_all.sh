@@ -35,6 +35,7 @@ lines() { # command whose output carries ok/FAIL lines
     done
     lines "$BUILD/tests/test-spi" --seed "$SEED"
     lines "$BUILD/tests/test-engines" --seed "$SEED"
+    lines env BUILD="$BUILD" sh bench/run.sh --quick
     step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
     lines sh tests/sim_cli.sh "$BUILD" "$SEED"
     step wave-layout-matches-trace sh -c "$BUILD/tw-sim $WAVE_ARGS --trace $BUILD/wave.fst &&

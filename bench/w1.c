@@ -1,0 +1,367 @@
+/* W1 of workloads.md: connection pairs, after the Ratas benchmark.
+ *
+ *   bench-w1 --engine NAME --pairs P [--seed N] [--time-limit S]
+ *            [--service-clock wall|cpu] [--quiet]
+ *
+ * One tick is 20 us; the run ends at tick 15,000,000. Over the first 50,000
+ * ticks P pairs arrive at a steady random rate (each pair's arrival tick is
+ * uniform in that phase); each tick of the phase, time then advances one
+ * tick. A pair is a server unit and a client unit, each with five timers:
+ * idle (re-armed on every touch to [3,000,000, 3,050,000] ticks, range
+ * scheduling where the engine has it, else 3,000,000), close, pace, request
+ * and deadline. Clients request 128 messages every 50,000 + 0..99 ticks;
+ * the server sends one message per 10-tick pace; close fires at 9,000,000
+ * ticks (closing) and 500,000 later (stop every timer, add rx to the
+ * checksum). After arrival, time advances by ticks_until_next capped at
+ * 5,000 until tick 15,000,000.
+ *
+ * An operation is one start, range start, stop or callback execution;
+ * `seconds` is the process's CPU time (the wall time is in the detail row),
+ * so that other work on a shared machine does not count. The
+ * worst service call (wall clock by default, so it includes any preemption;
+ * --service-clock cpu times each call in thread CPU time instead, at the
+ * price of two system calls a call, which slows the run) is the longest single advance of the arrival phase, or
+ * ticks_until_next plus advance of the main loop, callbacks included.
+ * Idle and deadline must never fire: a fire is counted and fails the run.
+ *
+ * Prints one CSV row on stdout,
+ *   engine,pairs,ops,seconds,ops_per_s,max_service_us,checksum
+ * and a detail row on stderr (prefixed "detail,"): op mix, live timers,
+ * bus transactions per op, interrupts and events per fired timer, peak RSS.
+ * With --time-limit (CPU seconds), a run that would pass it stops and prints
+ *   skipped,ENGINE,PAIRS,projected_seconds,reason
+ * instead (exit 3) once 5% of the limit is spent: the projection scales the
+ * time so far by the ticks left (a low estimate in the arrival phase, whose
+ * ticks carry fewer pairs).
+ * Exit 1: a timer that must never fire fired.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+
+#include "bench_util.h"
+
+#define ARRIVAL_TICKS 50000u
+#define END_TICK 15000000u
+#define IDLE_LO 3000000u
+#define IDLE_HI 3050000u
+#define CLOSE_TICKS 9000000u
+#define CLOSE_AGAIN_TICKS 500000u
+#define PACE_TICKS 10u
+#define REQUEST_TICKS 50000u
+#define REQUEST_JITTER 100u
+#define REQUEST_MSGS 128u
+#define DEADLINE_FIRST 5120u
+#define DEADLINE_NEXT 2560u
+#define SLEEP_CAP 5000u
+
+enum { T_IDLE, T_CLOSE, T_PACE, T_REQUEST, T_DEADLINE, TIMERS_PER_UNIT };
+
+typedef struct unit {
+    uint64_t tx, rx, quota;
+    uint32_t request_ticks;
+    uint32_t peer; /* unit index */
+    uint8_t closing, closes, waiting, client;
+} unit;
+
+typedef struct w1 {
+    const engine_ops *ops;
+    engine *e;
+    unit *units;
+    uint64_t ops_done;
+    uint64_t idle_starts, other_starts, stops, fires;
+    uint64_t bad_fires; /* idle or deadline */
+    uint64_t checksum;
+    uint8_t *pending; /* per timer, the workload's own record */
+    uint64_t live, live_sum, live_samples;
+} w1;
+
+static void armed(w1 *w, uint32_t t)
+{
+    w->live += !w->pending[t];
+    w->pending[t] = 1;
+}
+
+/* Service times in power-of-two buckets of nanoseconds, for percentiles. */
+static uint64_t service_hist[64];
+
+/* The clock service calls are timed with: wall (default) or thread CPU time. */
+static double (*service_clock)(void) = bench_now_s;
+
+static void note_service(double seconds, double *max)
+{
+    uint64_t ns = (uint64_t)(seconds * 1e9);
+    service_hist[ns ? 64 - __builtin_clzll(ns) : 0]++;
+    if (seconds > *max)
+        *max = seconds;
+}
+
+/* The upper bound (us) of the bucket holding the given fraction of calls. */
+static double service_quantile(double q)
+{
+    uint64_t total = 0, seen = 0;
+    for (int b = 0; b < 64; b++)
+        total += service_hist[b];
+    for (int b = 0; b < 64; b++) {
+        seen += service_hist[b];
+        if ((double)seen >= q * (double)total)
+            return (double)(UINT64_C(1) << b) / 1e3;
+    }
+    return 0;
+}
+
+static void start(w1 *w, uint32_t u, unsigned kind, uint64_t ticks)
+{
+    w->ops->start(w->e, u * TIMERS_PER_UNIT + kind, ticks);
+    armed(w, u * TIMERS_PER_UNIT + kind);
+    w->ops_done++;
+    w->other_starts++;
+}
+
+static void stop(w1 *w, uint32_t u, unsigned kind)
+{
+    uint32_t t = u * TIMERS_PER_UNIT + kind;
+    w->ops->stop(w->e, t);
+    w->live -= w->pending[t];
+    w->pending[t] = 0;
+    w->ops_done++;
+    w->stops++;
+}
+
+static void touch(w1 *w, uint32_t u)
+{
+    uint32_t t = u * TIMERS_PER_UNIT + T_IDLE;
+    if (w->ops->start_range)
+        w->ops->start_range(w->e, t, IDLE_LO, IDLE_HI);
+    else
+        w->ops->start(w->e, t, IDLE_LO);
+    armed(w, t);
+    w->ops_done++;
+    w->idle_starts++;
+}
+
+static void deliver(w1 *w, uint32_t u);
+
+static void receive(w1 *w, uint32_t u)
+{
+    unit *x = &w->units[u];
+    touch(w, u);
+    if (x->waiting) {
+        start(w, u, T_DEADLINE, DEADLINE_NEXT);
+        x->waiting = 0;
+    }
+    x->rx++;
+    if (x->rx % REQUEST_MSGS == 0) {
+        stop(w, u, T_DEADLINE);
+        start(w, u, T_REQUEST, x->request_ticks);
+    }
+}
+
+static void transmit(w1 *w, uint32_t u, uint64_t n)
+{
+    w->units[u].tx += n;
+    deliver(w, u);
+}
+
+static void deliver(w1 *w, uint32_t u)
+{
+    unit *x = &w->units[u];
+    touch(w, u);
+    uint64_t n = x->quota < x->tx ? x->quota : x->tx;
+    x->quota -= n;
+    x->tx -= n;
+    for (uint64_t i = 0; i < n; i++)
+        receive(w, x->peer);
+    if (x->quota == 0)
+        start(w, u, T_PACE, PACE_TICKS);
+}
+
+static void request(w1 *w, uint32_t u)
+{
+    unit *x = &w->units[u];
+    if (x->closing)
+        return;
+    start(w, u, T_DEADLINE, DEADLINE_FIRST);
+    x->waiting = 1;
+    transmit(w, x->peer, REQUEST_MSGS);
+}
+
+static void expired(void *ctx, uint32_t timer, uint64_t now)
+{
+    w1 *w = ctx;
+    uint32_t u = timer / TIMERS_PER_UNIT;
+    unit *x = &w->units[u];
+    (void)now;
+    w->pending[timer] = 0;
+    w->live--;
+    w->ops_done++;
+    w->fires++;
+    switch (timer % TIMERS_PER_UNIT) {
+    case T_IDLE:
+    case T_DEADLINE:
+        w->bad_fires++;
+        break;
+    case T_PACE:
+        if (x->tx > 0) {
+            x->quota = 1;
+            deliver(w, u);
+        }
+        break;
+    case T_REQUEST:
+        request(w, u);
+        break;
+    case T_CLOSE:
+        if (x->closes++ == 0) {
+            x->closing = 1;
+            start(w, u, T_CLOSE, CLOSE_AGAIN_TICKS);
+        } else {
+            for (unsigned k = 0; k < TIMERS_PER_UNIT; k++)
+                stop(w, u, k);
+            w->checksum += x->rx;
+        }
+        break;
+    }
+}
+
+static void start_unit(w1 *w, uint32_t u)
+{
+    touch(w, u);
+    start(w, u, T_CLOSE, CLOSE_TICKS);
+    if (w->units[u].client)
+        request(w, u);
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o = {.seed = 1};
+    uint64_t pairs = 0;
+    for (int i = 1; i < argc; i++) {
+        int j = bench_common_opt(&o, argc, argv, i);
+        if (j >= 0) {
+            i = j;
+        } else if (!strcmp(argv[i], "--service-clock") && i + 1 < argc &&
+                   (!strcmp(argv[i + 1], "cpu") || !strcmp(argv[i + 1], "wall"))) {
+            service_clock = !strcmp(argv[++i], "cpu") ? bench_thread_cpu_s : bench_now_s;
+        } else if (!strcmp(argv[i], "--pairs") && i + 1 < argc) {
+            pairs = bench_count("--pairs", argv[++i], 1, 1u << 22);
+        } else {
+            fprintf(stderr, "usage: bench-w1 --engine NAME --pairs P [--seed N] [--time-limit S] "
+                            "[--service-clock wall|cpu] [--quiet]\n");
+            return 2;
+        }
+    }
+    if (!o.engine || !pairs) {
+        fprintf(stderr, "bench-w1: --engine and --pairs are required\n");
+        return 2;
+    }
+
+    w1 w = {.ops = o.engine};
+    uint32_t nunits = (uint32_t)pairs * 2;
+    uint32_t *arrivals = calloc(ARRIVAL_TICKS, sizeof *arrivals);
+    w.units = calloc(nunits, sizeof *w.units);
+    w.pending = calloc((size_t)nunits * TIMERS_PER_UNIT, 1);
+    if (!arrivals || !w.units || !w.pending) {
+        fprintf(stderr, "bench-w1: out of memory\n");
+        return 2;
+    }
+    uint64_t rng = o.seed;
+    for (uint32_t p = 0; p < pairs; p++) {
+        unit *server = &w.units[2 * p], *client = &w.units[2 * p + 1];
+        server->quota = client->quota = 1;
+        server->request_ticks = REQUEST_TICKS;
+        client->request_ticks = REQUEST_TICKS + (uint32_t)bench_below(&rng, REQUEST_JITTER);
+        server->peer = 2 * p + 1;
+        client->peer = 2 * p;
+        client->client = 1;
+        arrivals[bench_below(&rng, ARRIVAL_TICKS)]++;
+    }
+    w.e = o.engine->create(nunits * TIMERS_PER_UNIT, expired, &w);
+    if (!w.e) {
+        fprintf(stderr, "bench-w1: %s: create failed\n", o.engine->name);
+        return 2;
+    }
+
+    double max_service = 0, t_start = bench_now_s(), cpu_start = bench_cpu_s(), next_progress = 0.1;
+    uint64_t now = 0, max_call_ops = 0; /* the most operations one service call ran */
+    uint32_t created = 0;
+    int skipped = 0;
+    for (uint32_t tick = 0; tick < ARRIVAL_TICKS; tick++) {
+        for (uint32_t k = 0; k < arrivals[tick]; k++, created++) {
+            start_unit(&w, 2 * created);
+            start_unit(&w, 2 * created + 1);
+        }
+        double t0 = service_clock();
+        uint64_t ops0 = w.ops_done;
+        o.engine->advance(w.e, 1);
+        note_service(service_clock() - t0, &max_service);
+        if (w.ops_done - ops0 > max_call_ops)
+            max_call_ops = w.ops_done - ops0;
+        now++;
+        double cpu = (tick & 1023) == 0 ? bench_cpu_s() - cpu_start : 0;
+        if (o.time_limit > 0 && cpu > o.time_limit / 20 && cpu * END_TICK / (double)now > o.time_limit) {
+            printf("skipped,%s,%" PRIu64 ",%.0f,projected from the first %" PRIu64 " ticks in %.1f s\n",
+                   o.engine->name, pairs, cpu * END_TICK / (double)now, now, cpu);
+            skipped = 1;
+            break;
+        }
+    }
+    for (uint64_t iter = 0; !skipped && now < END_TICK; iter++) {
+        double t0 = service_clock();
+        uint64_t n = o.engine->ticks_until_next(w.e, SLEEP_CAP), ops0 = w.ops_done;
+        if (n > END_TICK - now)
+            n = END_TICK - now;
+        o.engine->advance(w.e, n);
+        double t1 = service_clock();
+        note_service(t1 - t0, &max_service);
+        if (w.ops_done - ops0 > max_call_ops)
+            max_call_ops = w.ops_done - ops0;
+        now += n;
+        if ((iter & 1023) == 0) {
+            w.live_sum += w.live;
+            w.live_samples++;
+        }
+        if ((iter & 4095) == 0) {
+            double frac = (double)now / END_TICK, spent = bench_cpu_s() - cpu_start;
+            if (o.time_limit > 0 && spent > o.time_limit / 20 && spent / frac > o.time_limit) {
+                printf("skipped,%s,%" PRIu64 ",%.0f,projected from %.2f%% of the run in %.1f s\n",
+                       o.engine->name, pairs, spent / frac, frac * 100, spent);
+                skipped = 1;
+                break;
+            }
+            if (!o.quiet && frac >= next_progress) {
+                fprintf(stderr, "w1 %s %" PRIu64 " pairs: %.0f%% (%.0f s)\n", o.engine->name, pairs,
+                        frac * 100, spent);
+                next_progress += 0.1;
+            }
+        }
+    }
+    double seconds = bench_cpu_s() - cpu_start, wall = bench_now_s() - t_start;
+    if (skipped) {
+        o.engine->destroy(w.e);
+        return 3;
+    }
+
+    engine_dev_stats ds = bench_dev_stats(o.engine, w.e);
+    size_t mem = o.engine->memory(w.e);
+    printf("%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.0f,%.1f,%" PRIu64 "\n", o.engine->name, pairs,
+           w.ops_done, seconds, (double)w.ops_done / seconds, max_service * 1e6, w.checksum);
+    fprintf(stderr,
+            "detail,%s,%" PRIu64 ",idle_starts=%" PRIu64 ",other_starts=%" PRIu64 ",stops=%" PRIu64
+            ",fires=%" PRIu64 ",bad_fires=%" PRIu64 ",live_per_pair=%.2f,bus_per_op=%.4f,irqs_per_fire=%.4f"
+            ",events_per_fire=%.4f,cycles_per_op=%.2f,service_p9999_us_le=%.1f,wall_seconds=%.3f,engine_bytes=%zu,peak_rss=%" PRIu64 ",max_ops_per_call=%" PRIu64 "\n",
+            o.engine->name, pairs, w.idle_starts, w.other_starts, w.stops, w.fires, w.bad_fires,
+            w.live_samples ? (double)w.live_sum / (double)w.live_samples / (double)pairs : 0.0,
+            (double)(ds.reads + ds.writes) / (double)w.ops_done,
+            w.fires ? (double)ds.irqs / (double)w.fires : 0.0,
+            w.fires ? (double)ds.events / (double)w.fires : 0.0, (double)ds.cycles / (double)w.ops_done,
+            service_quantile(0.9999), wall, mem, bench_peak_rss(), max_call_ops);
+    o.engine->destroy(w.e);
+    free(w.units);
+    free(w.pending);
+    free(arrivals);
+    if (w.bad_fires) {
+        fprintf(stderr, "bench-w1: %s: %" PRIu64 " idle or deadline timers fired\n", o.engine->name,
+                w.bad_fires);
+        return 1;
+    }
+    return 0;
+}
