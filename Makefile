@@ -3,12 +3,14 @@
 #   make sim TRACE=1    ... and write a waveform (build/sim.fst)
 #   make test           every check; ends with "N passed, M failed"
 #   make lint           Verilator -Wall on all RTL
+#   make formal         the RTL's formal properties (FORMAL_DEEP=1: deeper bounds)
 #   make bench          benchmarks, CSV in bench/results/
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
 #   make install PREFIX=...  library, headers, pkg-config file
 #   make clean
-# SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan.
+# SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan
+# (make test SAN=1 leaves out the formal proofs: no C code in them).
 
 BUILD    ?= build
 SAN      ?= 0
@@ -39,13 +41,13 @@ DEFAULT_GEO  := 4_8_4
 geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1)) \
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
-TOOLS        := verilator iverilog vvp yosys pkg-config
+TOOLS        := verilator iverilog vvp yosys yosys-smtbmc z3 pkg-config
 DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf
 
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs bench install clean
+.PHONY: all deps sim test lint formal regs check-regs bench install clean
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -201,8 +203,12 @@ lint: | $(BUILD)/.deps
 	done
 	@echo "lint: clean"
 
+# Yosys + yosys-smtbmc + z3 (tests/formal/run.sh, docs/verification.md).
+formal: | $(BUILD)/.deps
+	@sh tests/formal/run.sh $(BUILD)/formal
+
 test: $(TEST_BINS) $(BUILD)/tw-sim $(BUILD)/examples/quickstart | $(BUILD)/.deps
-	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
+	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) FORMAL=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
 
 clean:
 	rm -rf build

@@ -23,7 +23,9 @@ failed=0
 # prove NAME MODE DEPTH DEEP_DEPTH TOP "FILES" "PARAMS" [DEFINES]
 #   MODE: bmc (assertions hold for DEPTH steps from reset), ind (k-induction
 #   with k = DEPTH: they hold in every reachable state), cover (every cover
-#   statement is reached within DEPTH steps). PARAMS: "NAME=VALUE ..." of TOP.
+#   statement is reached within DEPTH steps), witness (a cover written as a
+#   failing assertion is reached: BMC over steps SKIP..N-1 for DEPTH = SKIP:N,
+#   which must fail). PARAMS: "NAME=VALUE ..." of TOP.
 prove() {
     name=$1 mode=$2 depth=$3 ddepth=$4 top=$5 files=$6 params=$7 defs=${8:-}
     if [ -n "$only" ]; then
@@ -56,24 +58,31 @@ prove() {
     # Induction is two runs: the base case (BMC over the same depth) and the
     # inductive step.
     case $mode in
-        bmc)   runs="bmc" ;;
-        ind)   runs="bmc ind" ;;
-        cover) runs="cover" ;;
+        bmc)     runs="bmc" ;;
+        ind)     runs="bmc ind" ;;
+        cover)   runs="cover" ;;
+        witness) runs="witness" ;;
     esac
     rc=0
     for r in $runs; do
         case $r in
-            bmc)   flags="" ;;
-            ind)   flags="-i" ;;
-            cover) flags="-c" ;;
+            bmc|witness) flags="" ;;
+            ind)         flags="-i" ;;
+            cover)       flags="-c" ;;
         esac
+        presat=--presat
+        [ $r = witness ] && presat=""
         # shellcheck disable=SC2086
-        "$SMTBMC" -s "$SOLVER" --presat --unroll $flags -t "$depth" --dump-vcd "$dir/trace-$r.vcd" \
+        "$SMTBMC" -s "$SOLVER" $presat --unroll --noprogress $flags -t "$depth" --dump-vcd "$dir/trace-$r.vcd" \
             "$dir/model.smt2" >>"$log" 2>&1 || rc=1
+        if [ $r = witness ]; then
+            # reached: the assertion failed (every other property is assumed here)
+            if [ $rc -ne 0 ] && grep -q "Assert failed" "$log"; then rc=0; else rc=1; fi
+        fi
         [ $rc -eq 0 ] || break
     done
     secs=$(( $(date +%s) - start ))
-    if [ $rc -eq 0 ] && ! grep -q "Status: FAILED" "$log"; then
+    if [ $rc -eq 0 ] && { [ $mode = witness ] || ! grep -q "Status: FAILED" "$log"; }; then
         echo "ok formal-$name ($mode, depth $depth, ${secs}s)"
     else
         echo "FAIL formal-$name ($mode, depth $depth, see $log)"
@@ -86,10 +95,23 @@ fifo=rtl/tw_evfifo.v
 core="rtl/tw_core.v rtl/tw_evfifo.v"
 spi=rtl/tw_spi.v
 
-prove evfifo-d2       ind    4  4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
-prove evfifo-d1       ind    4  4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=1"
-prove evfifo-d4       ind    4  4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
-prove evfifo-cover    cover 12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
-prove spi              ind    4  8 tw_spi    "$spi"  ""
+# make test runs the quick set; FORMAL_DEEP=1 the deep one as well (the
+# repeat witness needs two SPI frames: over 200 steps).
+prove evfifo-d1        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=1"
+prove evfifo-d2        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
+prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
+prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
+prove spi              ind     2 4 tw_spi "$spi" ""
+prove spi-bad-crc      witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
+geo="LEVELS=2 SLOT_BITS=2 FIFO_LOG2=1"
+prove core-ind         ind     2 4 tw_core "$core" "$geo" TW_CORE_F_INDUCT
+prove core-bmc         bmc    10 16 tw_core "$core" "$geo"
+prove core-skip-bmc    bmc     8 12 tw_core "$core" "$geo" TW_CORE_F_SKIP
+prove core-cover       cover  12 16 tw_core "$core" "$geo"
+if [ "$deep" = 1 ]; then
+    prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
+    prove spi-repeat       witness 194:195 194:195 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
+    prove core-skip-cover  cover  16 16 tw_core "$core" "$geo" TW_CORE_F_SKIP
+fi
 
 exit $failed
