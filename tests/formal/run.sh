@@ -105,8 +105,8 @@ prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
 prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove spi              ind     2 4 tw_spi "$spi" ""
 prove core-ind         ind     2 4 tw_core "$core" "$geo" TW_CORE_F_INDUCT
-prove core-bmc         bmc     8 12 tw_core "$core" "$geo"
-prove core-skip-bmc    bmc     6 10 tw_core "$core" "$geo" TW_CORE_F_SKIP
+prove core-bmc         bmc     6 12 tw_core "$core" "$geo"
+prove core-skip-bmc    bmc     5 10 tw_core "$core" "$geo" TW_CORE_F_SKIP
 if [ "$deep" = 1 ]; then
     prove core-cover       cover   12 12 tw_core "$core" "$geo"
     prove core-skip-cover  cover   16 16 tw_core "$core" "$geo" TW_CORE_F_SKIP
