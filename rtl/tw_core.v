@@ -666,13 +666,25 @@ module tw_core #(
     // a SET for a tick ahead is never late; nothing else is late.
     wire [TICK_BITS-1:0] f_arm_ahead   = arm_tick - now_next;
     wire                 f_arm_reached = f_arm_ahead == 0 || f_arm_ahead[TICK_BITS-1];
-    reg                  f_arm_visited;
-    always @(*) begin
-        f_arm_visited = 1'b0;
+    // Whether this cycle's visits hit slot `sl` of level `lvl`.
+    reg [LEVELS*SLOT_BITS-1:0] f_vslots;
+    always @(*)
         for (fk = 0; fk < LEVELS; fk = fk + 1)
-            if (cmd_lvl == fk[LVL_W-1:0] && hit[fk] && vslot[fk] == cmd_sl)
-                f_arm_visited = 1'b1;
-    end
+            f_vslots[fk*SLOT_BITS +: SLOT_BITS] = vslot[fk];
+    function f_hits;
+        input [LEVELS-1:0]           h;
+        input [LEVELS*SLOT_BITS-1:0] slots;
+        input [LVL_W-1:0]            lvl;
+        input [SLOT_BITS-1:0]        sl;
+        integer k;
+        begin
+            f_hits = 1'b0;
+            for (k = 0; k < LEVELS; k = k + 1)
+                if (lvl == k[LVL_W-1:0] && h[k] && slots[k*SLOT_BITS +: SLOT_BITS] == sl)
+                    f_hits = 1'b1;
+        end
+    endfunction
+    wire f_arm_visited = f_hits(hit, f_vslots, cmd_lvl, cmd_sl);
     always @(*) if (f_past_valid)
         assert(!late || cmd_set);
 `ifndef TW_CORE_F_INDUCT
@@ -765,13 +777,7 @@ module tw_core #(
     (* anyconst *) reg [LVL_W-1:0]     f_e_lvl;
     (* anyconst *) reg [SLOT_BITS-1:0] f_e_slot;
     (* anyconst *) reg [TICK_BITS-1:0] f_e_tick;
-    reg f_e_hit;
-    always @(*) begin
-        f_e_hit = 1'b0;
-        for (fk = 0; fk < LEVELS; fk = fk + 1)
-            if (f_e_lvl == fk[LVL_W-1:0] && hit[fk] && vslot[fk] == f_e_slot)
-                f_e_hit = 1'b1;
-    end
+    wire f_e_hit = f_hits(hit, f_vslots, f_e_lvl, f_e_slot);
     wire f_e_queued = push && push_ok && now_next == f_e_tick
                       && (f_e_late ? late && cmd_lvl == f_e_lvl && cmd_sl == f_e_slot : f_e_hit);
 
