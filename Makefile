@@ -5,6 +5,7 @@
 #   make plot           wheel occupancy and interrupts over a run (build/occupancy.svg)
 #   make test           every check; ends with "N passed, M failed"
 #   make lint           Verilator -Wall on all RTL
+#   make formal         the RTL's formal properties (FORMAL_DEEP=1: deeper bounds)
 #   make bench          workloads W1-W4 and micro-benchmarks: CSV and plots in bench/results/
 #   make bench-quick    the same at tiny sizes, a few seconds (make test runs it)
 #   make deps           install missing Debian packages
@@ -12,7 +13,8 @@
 #   make install PREFIX=...  library, headers, pkg-config file
 #   make examples       build examples/*.c against the library
 #   make clean
-# SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan.
+# SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan
+# (make test SAN=1 leaves out the formal proofs: no C code in them).
 
 BUILD    ?= build
 SAN      ?= 0
@@ -50,13 +52,13 @@ DEFAULT_GEO  := 4_8_4
 geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1)) \
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
-TOOLS        := verilator iverilog vvp yosys pkg-config gnuplot
+TOOLS        := verilator iverilog vvp yosys yosys-smtbmc z3 pkg-config gnuplot
 DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf gnuplot-nox
 
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs bench bench-quick install clean examples wave plot
+.PHONY: all deps sim test lint formal regs check-regs bench bench-quick install clean examples wave plot
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -254,8 +256,12 @@ lint: | $(BUILD)/.deps
 	done
 	@echo "lint: clean"
 
+# Yosys + yosys-smtbmc + z3 (tests/formal/run.sh, docs/verification.md).
+formal: | $(BUILD)/.deps
+	@sh tests/formal/run.sh $(BUILD)/formal
+
 test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(BENCH_BINS) | $(BUILD)/.deps
-	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
+	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) FORMAL=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
 
 clean:
 	rm -rf build

@@ -591,5 +591,249 @@ module tw_core #(
         end
     end
 
+`ifdef FORMAL
+    // ==================================================================
+    // Formal properties, proved by tests/formal/run.sh at a small geometry
+    // (docs/verification.md). They name only the counter, the visit and
+    // command signals, the FIFO's and the bus ports, never the bitmap's
+    // storage or the search: a shadow bitmap kept from the commands stands
+    // in for it, so they check whichever storage the chip uses. Properties
+    // that need the shadow to match the storage hold from reset (BMC); the
+    // rest hold in every state (k-induction, with TW_CORE_F_INDUCT defined).
+    // Assumed: the run starts in reset. The bus, the tick input and so the
+    // tick source (host advance with its jumps, prescaler, external) are free.
+    reg f_past_valid;
+    initial f_past_valid = 1'b0;
+    always @(posedge i_clk)
+        f_past_valid <= 1'b1;
+    always @(*)
+        if (!f_past_valid)
+            assume(i_rst);
+
+    wire f_acc  = i_wb_cyc && i_wb_stb && !o_wb_ack;
+    wire f_wr   = f_acc && i_wb_we;
+    wire f_rd   = f_acc && !i_wb_we;
+    wire f_clr_overflow = f_wr && i_wb_adr == TW_REG_STATUS && i_wb_dat[TW_STATUS_OVERFLOW_LSB];
+
+    // ---- Wishbone B4 classic slave: ack only in response to cyc&stb, one
+    // ack per access (a strobe held through its ack is the next access),
+    // every access acked in the next cycle, none after reset, no stall, and
+    // read data that changes only in answer to a read.
+    always @(*)
+        assert(!o_wb_stall);
+    always @(posedge i_clk)
+        if (f_past_valid) begin
+            if ($past(i_rst))
+                assert(!o_wb_ack);
+            else begin
+                assert(o_wb_ack == ($past(i_wb_cyc) && $past(i_wb_stb) && !$past(o_wb_ack)));
+                if (!$past(f_rd))
+                    assert(o_wb_dat == $past(o_wb_dat));
+            end
+        end
+
+    // ---- Commands decode from the bus alone.
+    always @(*) if (f_past_valid) begin
+        assert(cmd_set == (f_wr && i_wb_adr == TW_REG_CMD && i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH] == 4'd1
+                           && i_wb_dat[TW_CMD_LEVEL_LSB +: TW_CMD_LEVEL_WIDTH] < LEVELS
+                           && i_wb_dat[TW_CMD_SLOT_LSB +: TW_CMD_SLOT_WIDTH] < SLOTS));
+        assert(cmd_clear == (f_wr && i_wb_adr == TW_REG_CMD && i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH] == 4'd2
+                             && i_wb_dat[TW_CMD_LEVEL_LSB +: TW_CMD_LEVEL_WIDTH] < LEVELS
+                             && i_wb_dat[TW_CMD_SLOT_LSB +: TW_CMD_SLOT_WIDTH] < SLOTS));
+        assert(cmd_clear_all == (f_wr && i_wb_adr == TW_REG_CMD
+                                 && i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH] == 4'd3));
+        if (cmd_set || cmd_clear)
+            assert({2'b00, cmd_lvl} == i_wb_dat[TW_CMD_LEVEL_LSB +: 4]
+                   && {{(16-SLOT_BITS){1'b0}}, cmd_sl} == i_wb_dat[TW_CMD_SLOT_LSB +: 16]);
+    end
+
+    // ---- The counter and the wheel pointers. Time moves only on a step, by
+    // step_amt (more than 1 only when virtual time jumps); level k's pointer is field k of the counter, and level k
+    // visits exactly on the steps that make the counter's low k*b bits zero.
+    always @(*) if (f_past_valid) begin
+        assert(now_next == now_q + step_amt);
+        assert((step_amt != 0) == step);
+    end
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst))
+            assert(now_q == $past(now_next));
+    // `visit` and `vslot` (defined next to `hit`) are this relation itself;
+    // `hit` is held to them below.
+
+    // ---- Race-free arming. A SET whose named tick the counter has reached
+    // (modulo 2^48, as the chip compares) reports the slot exactly once in
+    // its cycle: by this cycle's visit of that slot, or else as a late arm;
+    // a SET for a tick ahead is never late; nothing else is late.
+    wire [TICK_BITS-1:0] f_arm_ahead   = arm_tick - now_next;
+    wire                 f_arm_reached = f_arm_ahead == 0 || f_arm_ahead[TICK_BITS-1];
+    // Whether this cycle's visits hit slot `sl` of level `lvl`.
+    reg [LEVELS*SLOT_BITS-1:0] f_vslots;
+    always @(*)
+        for (fk = 0; fk < LEVELS; fk = fk + 1)
+            f_vslots[fk*SLOT_BITS +: SLOT_BITS] = vslot[fk];
+    function f_hits;
+        input [LEVELS-1:0]           h;
+        input [LEVELS*SLOT_BITS-1:0] slots;
+        input [LVL_W-1:0]            lvl;
+        input [SLOT_BITS-1:0]        sl;
+        integer k;
+        begin
+            f_hits = 1'b0;
+            for (k = 0; k < LEVELS; k = k + 1)
+                if (lvl == k[LVL_W-1:0] && h[k] && slots[k*SLOT_BITS +: SLOT_BITS] == sl)
+                    f_hits = 1'b1;
+        end
+    endfunction
+    wire f_arm_visited = f_hits(hit, f_vslots, cmd_lvl, cmd_sl);
+    always @(*) if (f_past_valid)
+        assert(!late || cmd_set);
+`ifndef TW_CORE_F_INDUCT
+    // From reset only: the chip keeps the distance to the armed tick and the
+    // slots it fetched ahead in registers of its own.
+    always @(*) if (f_past_valid && !i_rst && cmd_set) begin
+        assert(late == (f_arm_reached && !f_arm_visited));
+        if (late)
+            assert(!f_arm_visited);
+    end
+`endif
+
+    // ---- Events into the FIFO: one entry a cycle carrying this cycle's tick,
+    // its visited busy levels and the late arm; pushed whenever there is one.
+    always @(*) if (f_past_valid) begin
+        assert(push == (|hit || late));
+        assert(hit == (hit & visit));
+        assert(entry == {now_next, hit, late, cmd_lvl, cmd_sl});
+        assert(!o_irq || !fifo_empty);
+    end
+
+    // ---- Overflow: set by a refused push, and only so; stays set until the
+    // host clears it (a new refusal in the clearing cycle wins).
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            if ($past(push) && !$past(push_ok))
+                assert(overflow_q);
+            else if ($past(overflow_q) && !$past(f_clr_overflow))
+                assert(overflow_q);
+            else if (!$past(overflow_q))
+                assert(!overflow_q);
+        end
+
+`ifndef TW_CORE_F_INDUCT
+    // ---- The shadow bitmap: what the commands since reset made busy.
+    reg [SLOTS-1:0] f_busy [0:LEVELS-1];
+    integer fl;
+    always @(posedge i_clk)
+        for (fl = 0; fl < LEVELS; fl = fl + 1) begin
+            if (i_rst || cmd_clear_all)
+                f_busy[fl] <= 0;
+            else if ((cmd_set || cmd_clear) && cmd_lvl == fl[LVL_W-1:0])
+                f_busy[fl][cmd_sl] <= cmd_set;
+        end
+
+    // Busy-bit semantics: a visit hits exactly when the visited slot is busy,
+    // so every visit of a busy slot queues an event and no event names a
+    // slot that is not busy.
+    always @(*) if (f_past_valid && !i_rst)
+        for (fk = 0; fk < LEVELS; fk = fk + 1)
+            assert(hit[fk] == (visit[fk] && f_busy[fk][vslot[fk]]));
+
+`ifdef TW_CORE_F_SKIP
+    // Virtual-time jumps skip no busy visit: every busy slot's next visit
+    // after now_q lies at or beyond now_next.
+    function [TICK_BITS-1:0] f_next_visit;   // first tick after t at which level k visits slot s
+        input [TICK_BITS-1:0] t;
+        input integer k, s;
+        reg [TICK_BITS-1:0] span, v;
+        begin
+            span = 48'd1 << ((k + 1) * SLOT_BITS);
+            v = (t & ~(span - 48'd1)) + ({{(TICK_BITS-SLOT_BITS){1'b0}}, s[SLOT_BITS-1:0]} << (k * SLOT_BITS));
+            f_next_visit = v > t ? v : v + span;
+        end
+    endfunction
+    // Bounded requests keep the solver's work small; a jump is still any
+    // length the search allows, up to a revolution of the top level and more.
+    always @(*)
+        if (f_wr && i_wb_adr == TW_REG_ADVANCE)
+            assume(i_wb_dat < 32'd64);
+    integer fs;
+    always @(*) if (f_past_valid && !i_rst && step)
+        for (fk = 0; fk < LEVELS; fk = fk + 1)
+            for (fs = 0; fs < SLOTS; fs = fs + 1)
+                if (f_busy[fk][fs])
+                    assert(f_next_visit(now_q, fk, fs) - now_q >= step_amt);
+    always @(*) if (f_past_valid && !i_rst)
+        cover(step && step_amt > 48'd2 && |f_busy[1]);       // a jump with a level-1 slot busy
+
+`else
+    // ---- End to end: one arbitrary event E (late flag, level, slot, tick)
+    // is read by the host exactly as many times as it was queued. The host
+    // reads EVT_INFO and then, if valid, EVT_TICK (which pops), as the
+    // driver does; this is assumed of the bus master here.
+    // The tick source here is the prescaler or the external input (the
+    // host never writes ADVANCE): jumps are the business of the proof above.
+    always @(*)
+        assume(!(f_wr && i_wb_adr == TW_REG_ADVANCE));
+    (* anyconst *) reg                 f_e_late;
+    (* anyconst *) reg [LVL_W-1:0]     f_e_lvl;
+    (* anyconst *) reg [SLOT_BITS-1:0] f_e_slot;
+    (* anyconst *) reg [TICK_BITS-1:0] f_e_tick;
+    wire f_e_hit = f_hits(hit, f_vslots, f_e_lvl, f_e_slot);
+    wire f_e_queued = push && push_ok && now_next == f_e_tick
+                      && (f_e_late ? late && cmd_lvl == f_e_lvl && cmd_sl == f_e_slot : f_e_hit);
+
+    wire f_rd_info = f_rd && i_wb_adr == TW_REG_EVT_INFO;
+    wire f_rd_tick = f_rd && i_wb_adr == TW_REG_EVT_TICK;
+    reg        f_info_resp, f_tick_resp, f_last_info;
+    reg [31:0] f_info;
+    reg [2:0]  f_e_in, f_e_out;
+    wire f_e_read = f_tick_resp && f_info[TW_EVT_INFO_VALID_LSB]
+                    && f_info[TW_EVT_INFO_LATE_LSB] == f_e_late
+                    && f_info[TW_EVT_INFO_LEVEL_LSB +: LVL_W] == f_e_lvl
+                    && f_info[TW_EVT_INFO_SLOT_LSB +: TW_EVT_INFO_SLOT_WIDTH] == {{(12-SLOT_BITS){1'b0}}, f_e_slot}
+                    && {f_info[TW_EVT_INFO_TICK_HI_LSB +: 16], o_wb_dat} == f_e_tick;
+    always @(posedge i_clk) begin
+        f_info_resp <= !i_rst && f_rd_info;
+        f_tick_resp <= !i_rst && f_rd_tick;
+        if (f_info_resp)
+            f_info <= o_wb_dat;
+        if (i_rst)
+            f_last_info <= 1'b0;
+        else if (f_acc)
+            f_last_info <= f_rd_info;
+        if (i_rst) begin
+            f_e_in  <= 0;
+            f_e_out <= 0;
+        end else begin
+            if (f_e_queued && f_e_in != 3'd7)
+                f_e_in <= f_e_in + 1'b1;
+            if (f_e_read && f_e_out != 3'd7)
+                f_e_out <= f_e_out + 1'b1;
+        end
+    end
+    always @(*)
+        if (f_rd_tick)
+            assume(f_last_info && !f_info_resp && f_info[TW_EVT_INFO_VALID_LSB]);
+    always @(*) if (f_past_valid && !i_rst && f_e_in != 3'd7) begin
+        // never read more often than queued (no duplicate, nothing invented)
+        assert(f_e_out <= f_e_in);
+        // an empty FIFO has handed out everything queued (nothing lost)
+        if (fifo_empty && !f_tick_resp)
+            assert(f_e_out == f_e_in);
+    end
+
+    // ---- Not vacuous.
+    always @(*) if (f_past_valid && !i_rst) begin
+        cover(f_e_read && !f_e_late && f_e_lvl == 0);        // a level-0 visit event read
+        cover(f_e_read && !f_e_late && f_e_lvl == 1);        // a level-1 visit event read
+        cover(f_e_read && f_e_late);                         // a late arm read
+    end
+`endif
+    always @(*) if (f_past_valid && !i_rst) begin
+        cover(cmd_set && f_arm_reached && f_arm_visited);    // armed as its slot is visited
+        cover(push && !push_ok);                             // overflow
+        cover(overflow_q && f_clr_overflow);                 // ... cleared by the host
+    end
+`endif
+`endif
 endmodule
 `default_nettype wire

@@ -206,16 +206,23 @@ module tw_spi (
     end
 
 `ifdef FORMAL
-    // Safety properties in the style of wbuart32. They hold by induction:
-    //   yosys -p "read_verilog -formal -DFORMAL -Irtl rtl/tw_spi.v; prep -top tw_spi;
-    //             async2sync; dffunmap; sat -tempinduct -prove-asserts -set-assumes -set-init-zero"
-    // (no sby flow in the repository yet).
+    // Proved by tests/formal/run.sh (docs/verification.md): k-induction over
+    // every reachable state, and covers. Assumed: the run starts in reset and
+    // the bus slave acks only while a request is outstanding.
+    //
+    // With TW_SPI_F_WITNESS=N the proved properties become assumptions and
+    // cover N becomes a failing assertion: a BMC run from a late step then
+    // finds its trace far sooner than cover mode, which first proves every
+    // earlier step unreachable (a frame is over a hundred clocks long).
+`ifdef TW_SPI_F_WITNESS
+`define TW_SPI_ASSERT assume
+`else
+`define TW_SPI_ASSERT assert
+`endif
     reg f_past_valid;
     initial f_past_valid = 1'b0;
     always @(posedge i_clk)
         f_past_valid <= 1'b1;
-
-    // The run starts in reset; the slave acks only an outstanding request.
     always @(*)
         if (!f_past_valid)
             assume(i_rst);
@@ -223,33 +230,154 @@ module tw_spi (
         if (!o_wb_cyc)
             assume(!i_wb_ack);
 
+    // ---- Wishbone B4 classic master
     always @(*) if (f_past_valid) begin
-        assert(!o_wb_stb || o_wb_cyc);
+        `TW_SPI_ASSERT(!o_wb_stb || o_wb_cyc);
         // the bridge's own register never reaches the bus
-        assert(!o_wb_cyc || o_wb_adr != TW_REG_SPI_ERRORS);
-        assert(bit_q <= FRAME_END);
+        `TW_SPI_ASSERT(!o_wb_cyc || o_wb_adr != TW_REG_SPI_ERRORS);
+        `TW_SPI_ASSERT(!o_wb_cyc || last_ok_q);
+        `TW_SPI_ASSERT(bit_q <= FRAME_END);
     end
-
     always @(posedge i_clk)
         if (f_past_valid) begin
             if ($past(i_rst))
-                assert(!o_wb_cyc);
+                `TW_SPI_ASSERT(!o_wb_cyc);
             else if ($past(o_wb_stb) && !$past(i_wb_ack)) begin
-                // classic: a request is held, unchanged, until it is acked
-                assert(o_wb_stb);
-                assert(o_wb_we == $past(o_wb_we));
-                assert(o_wb_adr == $past(o_wb_adr));
-                assert(o_wb_dat == $past(o_wb_dat));
+                // a request is held, unchanged, until it is acked
+                `TW_SPI_ASSERT(o_wb_stb);
+                `TW_SPI_ASSERT(o_wb_we == $past(o_wb_we));
+                `TW_SPI_ASSERT(o_wb_adr == $past(o_wb_adr));
+                `TW_SPI_ASSERT(o_wb_dat == $past(o_wb_dat));
             end else if ($past(o_wb_stb))
                 // one access per request: no new one in the cycle after an ack
-                assert(!o_wb_stb);
-            // an access starts only when a request's CRC byte has arrived
-            if (!$past(i_rst) && o_wb_cyc && !$past(o_wb_cyc))
-                assert($past(check));
+                `TW_SPI_ASSERT(!o_wb_stb);
             // MISO moves only after a falling edge of SCK, or to 0 with CS_N high
             if (!$past(i_rst) && o_miso != $past(o_miso))
-                assert($past(sck_fall) || (!$past(sel) && !o_miso));
+                `TW_SPI_ASSERT($past(sck_fall) || (!$past(sel) && !o_miso));
         end
+
+    // ---- The frame as the host sent it: a shadow of the 48 request bits
+    // (bytes 0-5), shifted in on the same edges the bridge counts.
+    reg [47:0] f_frame;
+    always @(posedge i_clk)
+        if (sck_rise && bit_q <= CRC_LAST)
+            f_frame <= {f_frame[46:0], mosi};
+
+    // Reference CRC: the CRC-8 remainder of the bits received in this frame,
+    // restarted whenever CS_N is high. A request is good when the remainder
+    // of all 48 bits is zero (CRC-8 of bytes 0-4 equals byte 5).
+    reg [7:0] f_crc;
+    always @(posedge i_clk)
+        if (i_rst || !sel)
+            f_crc <= 8'h00;
+        else if (sck_rise && bit_q <= CRC_LAST)
+            f_crc <= crc8_step(f_crc, mosi);
+    wire [47:0] f_frame_next = {f_frame[46:0], mosi};   // at `check`: all 48 bits
+    wire [39:0] f_req_next   = f_frame_next[47:8];
+    wire        f_good       = crc8_step(f_crc, mosi) == 8'h00;
+    wire [6:0]  f_req_bits   = bit_q < REQ_END ? bit_q : REQ_END;
+    wire [39:0] f_req_mask   = ~(40'hFF_FFFF_FFFF << f_req_bits);
+    wire [47:0] f_req_seen   = f_frame >> (bit_q - f_req_bits);  // request bits among those seen
+    always @(*) if (f_past_valid && !i_rst && bit_q <= CRC_LAST) begin
+        `TW_SPI_ASSERT(crc_q == f_crc);
+        `TW_SPI_ASSERT((req_q & f_req_mask) == (f_req_seen[39:0] & f_req_mask));
+    end
+
+    // ---- Frame handling. At the request's last bit (`check`):
+    reg f_check, f_good_q, f_repeat_q, f_busy_q;
+    reg [39:0] f_last_before, f_req_q;
+    reg [15:0] f_err_cnt_before;
+    always @(posedge i_clk) begin
+        f_req_q          <= f_req_next;
+        f_check          <= !i_rst && check;
+        f_good_q         <= f_good;
+        f_repeat_q       <= last_ok_q && f_req_next == last_q;
+        f_busy_q         <= o_wb_cyc;
+        f_last_before    <= last_q;
+        f_err_cnt_before <= err_cnt_q;
+    end
+    always @(*) if (f_past_valid && f_check) begin
+        // bad CRC: never executed, flagged and counted, saved request kept
+        if (!f_good_q) begin
+            `TW_SPI_ASSERT(st_q == ST_BADCRC);
+            `TW_SPI_ASSERT(err_flag_q && err_cnt_q == f_err_cnt_before + 1'b1);
+            `TW_SPI_ASSERT(last_q == f_last_before);
+        end
+        // good CRC with the bus busy: not executed, not saved
+        if (f_good_q && f_busy_q)
+            `TW_SPI_ASSERT(st_q == ST_BUSY && last_q == f_last_before);
+        // a repeat of the last executed request: answered, never re-executed
+        if (f_good_q && !f_busy_q && f_repeat_q)
+            `TW_SPI_ASSERT(st_q == ST_REPEAT && last_q == f_last_before && !(o_wb_cyc && !f_busy_q));
+        // a new request: executed exactly as the host sent it
+        if (f_good_q && !f_busy_q && !f_repeat_q)
+            `TW_SPI_ASSERT(st_q == ST_DONE && last_q == f_req_q && last_ok_q);
+    end
+    // An access starts, or the saved request changes, only at a good new request.
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            if (o_wb_cyc && !$past(o_wb_cyc))
+                `TW_SPI_ASSERT($past(check) && $past(f_good));
+            if (last_q != $past(last_q))
+                `TW_SPI_ASSERT($past(check) && $past(f_good));
+        end
+
+    // ---- Responses. f_saved: what the bus answered for the last executed
+    // access (a write's response echoes the value written).
+    reg [31:0] f_saved;
+    always @(posedge i_clk)
+        if (o_wb_cyc && i_wb_ack)
+            f_saved <= o_wb_we ? o_wb_dat : i_wb_dat;
+    wire f_last_bus = last_ok_q && last_q[37:32] != TW_REG_SPI_ERRORS;
+    // Past the status byte's first bit, a done or repeated frame's access has completed.
+    wire f_resp_started = bit_q > RESP_BEG || (bit_q == RESP_BEG && !sck_q[2]);
+    always @(*) if (f_past_valid && !i_rst) begin
+        if (f_last_bus && !o_wb_cyc)
+            `TW_SPI_ASSERT(resp_data == f_saved);
+        if (st_q != ST_BUSY && bit_q > CRC_LAST)
+            `TW_SPI_ASSERT(last_ok_q || st_q == ST_BADCRC);
+        if (st_q[0] && f_resp_started)
+            `TW_SPI_ASSERT(!o_wb_cyc);
+        if (st_q == ST_REPEAT && bit_q > CRC_LAST)
+            `TW_SPI_ASSERT(!o_wb_cyc);
+    end
+    // MISO in bytes 8-11: the saved response for statuses 0x01 and 0x03 (a
+    // repeat gets what the original access returned), zeros otherwise.
+    reg f_data_bit, f_data_shown, f_data_saved, f_data_expect;
+    always @(posedge i_clk) begin
+        f_data_bit    <= !i_rst && sck_fall && bit_q >= 7'd64 && bit_q < RCRC_BEG;
+        f_data_shown  <= st_q[0];
+        f_data_saved  <= f_last_bus;
+        f_data_expect <= f_saved[7'd95 - bit_q];
+    end
+    always @(*)
+        if (f_past_valid && f_data_bit) begin
+            if (!f_data_shown)
+                `TW_SPI_ASSERT(!o_miso);
+            else if (f_data_saved)
+                `TW_SPI_ASSERT(o_miso == f_data_expect);
+        end
+
+    // ---- Not vacuous: a bad request rejected, a good one executed, and
+    // a repeat answered (that needs a second frame: past 200 clocks).
+    wire f_cover_bad    = f_check && !f_good_q;
+    wire f_cover_exec   = f_check && f_good_q && !f_busy_q && !f_repeat_q && o_wb_cyc;
+    wire f_cover_repeat = f_check && f_good_q && !f_busy_q && f_repeat_q;
+`ifdef TW_SPI_F_WITNESS
+    always @(*) if (f_past_valid && !i_rst)
+        case (`TW_SPI_F_WITNESS)
+            1: assert(!f_cover_bad);
+            2: assert(!f_cover_exec);
+            default: assert(!f_cover_repeat);
+        endcase
+`else
+    always @(*) if (f_past_valid && !i_rst) begin
+        cover(f_cover_bad);
+        cover(f_cover_exec);
+        cover(f_cover_repeat);
+    end
+`endif
+`undef TW_SPI_ASSERT
 `endif
 endmodule
 `default_nettype wire

@@ -30,6 +30,8 @@ lines() { # command whose output carries ok/FAIL lines
     step generated-files-fresh make -s check-regs
     step verilator-lint make -s lint
     lines sh tests/rtl/run.sh "$BUILD/rtl"
+    # Formal proofs do not depend on how the C code is built (FORMAL=0 skips them).
+    [ "${FORMAL:-1}" = 0 ] || lines sh tests/formal/run.sh "$BUILD/formal"
     for g in $GEOMETRIES; do
         lines "$BUILD/tests/test-$g" --seed "$SEED"
     done

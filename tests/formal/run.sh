@@ -1,0 +1,118 @@
+#!/bin/sh
+# Formal proofs of the RTL's `ifdef FORMAL` properties with Yosys, yosys-smtbmc
+# and z3 (docs/verification.md lists every property and what each proof assumes).
+#   tests/formal/run.sh [BUILD_DIR] [NAME...]   (default build/formal; NAME: run only those)
+# Environment: FORMAL_DEEP=1 for the deeper bounds of docs/verification.md,
+# SMT_SOLVER (default z3), YOSYS, SMTBMC.
+# Prints "ok formal-NAME" or "FAIL formal-NAME" per proof and exits non-zero if
+# any failed; each proof's log (and a counterexample or cover trace, trace-*.vcd) is in
+# BUILD_DIR/NAME/.
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+out=${1:-$root/build/formal}
+[ $# -gt 0 ] && shift
+mkdir -p "$out" || exit 2
+out=$(cd "$out" && pwd)
+YOSYS=${YOSYS:-yosys}
+SMTBMC=${SMTBMC:-yosys-smtbmc}
+SOLVER=${SMT_SOLVER:-z3}
+deep=${FORMAL_DEEP:-0}
+only="$*"
+failed=0
+
+# prove NAME MODE DEPTH DEEP_DEPTH TOP "FILES" "PARAMS" [DEFINES]
+#   MODE: bmc (assertions hold for DEPTH steps from reset), ind (k-induction
+#   with k = DEPTH: they hold in every reachable state), cover (every cover
+#   statement is reached within DEPTH steps), witness (a cover written as a
+#   failing assertion is reached: BMC over steps SKIP..N-1 for DEPTH = SKIP:N,
+#   which must fail). PARAMS: "NAME=VALUE ..." of TOP.
+prove() {
+    name=$1 mode=$2 depth=$3 ddepth=$4 top=$5 files=$6 params=$7 defs=${8:-}
+    if [ -n "$only" ]; then
+        case " $only " in *" $name "*) ;; *) return ;; esac
+    fi
+    [ "$deep" = 1 ] && depth=$ddepth
+    dir="$out/$name"
+    mkdir -p "$dir"
+    log="$dir/log"
+    chp=""
+    for p in $params; do chp="$chp -chparam ${p%%=*} ${p#*=}"; done
+    dflags=""
+    for d in $defs; do dflags="$dflags -D$d"; done
+    start=$(date +%s)
+    # Memories become flops (the FIFO is small at these sizes) so that the
+    # properties can name its words; async2sync/dffunmap as SymbiYosys does.
+    if ! (cd "$root" && "$YOSYS" -q -l "$dir/yosys.log" -p "
+            read_verilog -formal -Irtl $dflags $files
+            hierarchy -check -top $top $chp
+            prep -top $top
+            memory_map
+            opt_clean
+            async2sync
+            dffunmap
+            write_smt2 -wires $dir/model.smt2") >"$log" 2>&1; then
+        echo "FAIL formal-$name (yosys, see $log)"
+        failed=1
+        return
+    fi
+    # Induction is two runs: the base case (BMC over the same depth) and the
+    # inductive step.
+    case $mode in
+        bmc)     runs="bmc" ;;
+        ind)     runs="bmc ind" ;;
+        cover)   runs="cover" ;;
+        witness) runs="witness" ;;
+    esac
+    rc=0
+    for r in $runs; do
+        case $r in
+            bmc|witness) flags="" ;;
+            ind)         flags="-i" ;;
+            cover)       flags="-c" ;;
+        esac
+        presat=--presat
+        [ $r = witness ] && presat=""
+        # shellcheck disable=SC2086
+        "$SMTBMC" -s "$SOLVER" $presat --unroll --noprogress $flags -t "$depth" --dump-vcd "$dir/trace-$r.vcd" \
+            "$dir/model.smt2" >>"$log" 2>&1 || rc=1
+        if [ $r = witness ]; then
+            # reached: the assertion failed (every other property is assumed here)
+            if [ $rc -ne 0 ] && grep -q "Assert failed" "$log"; then rc=0; else rc=1; fi
+        fi
+        [ $rc -eq 0 ] || break
+    done
+    secs=$(( $(date +%s) - start ))
+    if [ $rc -eq 0 ] && { [ $mode = witness ] || ! grep -q "Status: FAILED" "$log"; }; then
+        echo "ok formal-$name ($mode, depth $depth, ${secs}s)"
+    else
+        echo "FAIL formal-$name ($mode, depth $depth, see $log)"
+        grep -m 8 -E "Assert failed|Unreached cover|failed|ERROR" "$log" | sed 's/^/    /'
+        failed=1
+    fi
+}
+
+fifo=rtl/tw_evfifo.v
+core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v"
+spi=rtl/tw_spi.v
+
+# make test runs the quick set (about two minutes on a loaded 2-core machine);
+# FORMAL_DEEP=1 deepens it and adds the covers of the core and the SPI
+# witnesses (the repeat needs two SPI frames: over 200 steps). Depths: quick, deep.
+geo="LEVELS=2 SLOT_BITS=2 FIFO_LOG2=1"
+prove evfifo-d1        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=1"
+prove evfifo-d2        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
+prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
+prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
+prove spi              ind     2 4 tw_spi "$spi" ""
+prove core-ind         ind     2 4 tw_core "$core" "$geo" TW_CORE_F_INDUCT
+prove core-bmc         bmc     6 12 tw_core "$core" "$geo"
+prove core-skip-bmc    bmc     5 10 tw_core "$core" "$geo" TW_CORE_F_SKIP
+if [ "$deep" = 1 ]; then
+    prove core-cover       cover   12 12 tw_core "$core" "$geo"
+    prove core-skip-cover  cover   16 16 tw_core "$core" "$geo" TW_CORE_F_SKIP
+    prove spi-bad-crc      witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
+    prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
+    prove spi-repeat       witness 194:195 194:195 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
+fi
+
+exit $failed
