@@ -75,7 +75,7 @@ check-regs:
 	@python3 tools/gen_regs.py --check rtl/tw_regs.toml $(REGS_OUT)
 
 # ------------------------------------------------------------------ C code
-$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) | $(BUILD)/.deps
+$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) $(wildcard tests/*.h) | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -182,7 +182,7 @@ bench: $(BUILD)/bench-micro
 
 # ------------------------------------------------------------------ tests
 TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
-               $(BUILD)/tests/test_lockstep.o \
+               $(BUILD)/tests/test_lockstep.o $(BUILD)/tests/test_faults.o $(BUILD)/tests/tw_faultdev.o \
                $(BUILD)/libtickwheel.a
 
 $(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,%)
