@@ -4,6 +4,7 @@
 #   make test           every check; ends with "N passed, M failed"
 #   make lint           Verilator -Wall on all RTL
 #   make bench          benchmarks, CSV in bench/results/
+#   make fuzz           libFuzzer targets (clang); long runs: docs/verification.md
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
 #   make install PREFIX=...  library, headers, pkg-config file
@@ -40,12 +41,13 @@ geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst 
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
 TOOLS        := verilator iverilog vvp yosys pkg-config
-DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf
+DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf \
+                clang libclang-rt-dev
 
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs bench install clean
+.PHONY: all deps sim test lint regs check-regs bench fuzz install clean
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -180,6 +182,24 @@ bench: $(BUILD)/bench-micro
 	@mkdir -p bench/results
 	$(BUILD)/bench-micro | tee bench/results/micro.csv
 
+# ------------------------------------------------------------------ fuzz
+# libFuzzer targets on the driver: fuzz-api (the API on the C model, with an
+# oracle) and fuzz-device (a hostile device). make test runs each briefly
+# over its corpus in tests/fuzz/corpus/ when clang is installed.
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -g -O1 -std=c11 -Wall -Wextra -Werror -Ihost -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=undefined
+FUZZ_BINS  := $(BUILD)/fuzz/fuzz-api $(BUILD)/fuzz/fuzz-device
+HAVE_FUZZ_CC := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 1)
+
+$(BUILD)/fuzz/fuzz-api: tests/fuzz/fuzz_api.c host/tickwheel.c host/tw_model.c
+$(BUILD)/fuzz/fuzz-device: tests/fuzz/fuzz_device.c host/tickwheel.c
+$(FUZZ_BINS): tests/fuzz/fuzz_input.h host/tw_regs.h $(wildcard host/*.h) | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@
+
+fuzz: $(FUZZ_BINS)
+
 # ------------------------------------------------------------------ tests
 TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
                $(BUILD)/tests/test_lockstep.o $(BUILD)/tests/test_faults.o $(BUILD)/tests/tw_faultdev.o \
@@ -201,7 +221,7 @@ lint: | $(BUILD)/.deps
 	done
 	@echo "lint: clean"
 
-test: $(TEST_BINS) $(BUILD)/tw-sim $(BUILD)/examples/quickstart | $(BUILD)/.deps
+test: $(TEST_BINS) $(BUILD)/tw-sim $(BUILD)/examples/quickstart $(if $(HAVE_FUZZ_CC),$(FUZZ_BINS)) | $(BUILD)/.deps
 	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
 
 clean:
@@ -231,7 +251,7 @@ FPGA_RTL            := rtl/tw_spi_top.v rtl/tw_spi.v rtl/tw_core.v rtl/tw_evfifo
 fpga_dir             = $(FPGA_OUT)/$1/$(FPGA_MHZ_$1)mhz_s$(FPGA_SEED)/$2
 FPGA_RESULTS        := $(foreach b,$(FPGA_BOARDS),$(foreach g,$(FPGA_SWEEP),$(call fpga_dir,$b,$g)))
 # The tools make deps must see (their packages are in DEB_PACKAGES already).
-TOOLS               += nextpnr-ice40 icepack icetime icepll
+TOOLS               += nextpnr-ice40 icepack icetime icepll clang
 
 .PHONY: fpga fpga-all fpga-clean
 fpga: | $(BUILD)/.deps
