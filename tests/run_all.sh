@@ -34,6 +34,13 @@ lines() { # command whose output carries ok/FAIL lines
     done
     lines "$BUILD/tests/test-spi" --seed "$SEED"
     lines "$BUILD/tests/test-engines" --seed "$SEED"
+    for t in api device; do
+        if [ -x "$BUILD/fuzz/fuzz-$t" ]; then
+            lines sh tests/fuzz/run.sh "$BUILD/fuzz/fuzz-$t" "tests/fuzz/corpus/$t" "$t" 20 "$SEED"
+        else
+            echo "# fuzz/$t: skipped, clang is not installed (make deps installs it)"
+        fi
+    done
     step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
     step sim-bad-option sh -c "! $BUILD/tw-sim --timers -5 2>/dev/null"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md
