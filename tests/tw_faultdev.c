@@ -9,12 +9,14 @@
 
 #include "tw_err.h"
 #include "tw_regs.h"
+#include "tw_test.h"
 
 typedef struct faultdev {
     tw_dev inner;
     tw_fault_plan plan;
     tw_fault_counts counts;
-    uint64_t rng, next_reset;
+    tw_rng rng;
+    uint64_t next_reset;
     unsigned levels, slot_bits;
     int enabled;
     int fake_pending; /* EVT_INFO showed a fake event: the next EVT_TICK read is its tick */
@@ -23,10 +25,7 @@ typedef struct faultdev {
 
 static uint64_t next_random(faultdev *f)
 {
-    uint64_t z = (f->rng += UINT64_C(0x9E3779B97F4A7C15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
-    return z ^ (z >> 31);
+    return tw_rng_next(&f->rng);
 }
 
 static int chance(faultdev *f, unsigned ppm)
@@ -198,7 +197,7 @@ int tw_faultdev_open(tw_dev *dev, tw_dev *inner, const tw_fault_plan *plan)
         return TW_ENOMEM;
     f->inner = *inner;
     f->plan = *plan;
-    f->rng = plan->seed;
+    f->rng.s = plan->seed;
     f->levels = TW_GET(TW_CAPS_LEVELS, caps);
     f->slot_bits = TW_GET(TW_CAPS_SLOT_BITS, caps);
     schedule_reset(f);

@@ -38,12 +38,7 @@ typedef struct oracle {
 
 static oracle *the;
 
-#define FAIL(...)                                                                  \
-    do {                                                                           \
-        fprintf(stderr, "fuzz-api: " __VA_ARGS__);                                 \
-        fprintf(stderr, "\n");                                                     \
-        abort();                                                                   \
-    } while (0)
+#define FAIL(...) fuzz_fail("fuzz-api: " __VA_ARGS__)
 
 static const tw_sim_config geometries[] = {
     {1, 4, 1, NULL}, {2, 4, 2, NULL}, {3, 3, 1, NULL}, {4, 2, 1, NULL},

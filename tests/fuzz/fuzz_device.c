@@ -21,12 +21,7 @@
 
 enum { NTIMERS = 8, ACCESS_LIMIT = 1 << 20 };
 
-#define FAIL(...)                                                                  \
-    do {                                                                           \
-        fprintf(stderr, "fuzz-device: " __VA_ARGS__);                              \
-        fprintf(stderr, "\n");                                                     \
-        abort();                                                                   \
-    } while (0)
+#define FAIL(...) fuzz_fail("fuzz-device: " __VA_ARGS__)
 
 typedef struct hostile {
     fuzz_input in;

@@ -3,8 +3,11 @@
 #ifndef FUZZ_INPUT_H
 #define FUZZ_INPUT_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "tickwheel.h"
 
@@ -39,6 +42,17 @@ static inline uint32_t fuzz_u32(fuzz_input *in)
 {
     uint32_t lo = fuzz_u16(in);
     return lo | (uint32_t)fuzz_u16(in) << 16;
+}
+
+/* A broken guarantee: say which, and abort (libFuzzer keeps the input). */
+static inline __attribute__((noreturn, format(printf, 1, 2))) void fuzz_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    abort();
 }
 
 static inline int list_is_empty(const tw_list *l) { return l->next == l; }
