@@ -205,6 +205,14 @@ static int read_chip_now(tw_wheel *w, uint64_t *now)
     return 0;
 }
 
+/* The chip has lost its state: rebuild it before trusting it again. */
+static void chip_lost(tw_wheel *w)
+{
+    if (!w->chip_reset)
+        w->stats.chip_resets++;
+    w->chip_reset = 1;
+}
+
 /* Real time: bring w->now up to the chip's time. Time never goes back: a
  * chip behind the driver has been reset, and is rebuilt before it is used. */
 static int sync_now(tw_wheel *w)
@@ -219,7 +227,7 @@ static int sync_now(tw_wheel *w)
     if (t > w->now)
         w->now = t;
     else if (t < w->now)
-        w->chip_reset = 1;
+        chip_lost(w);
     return 0;
 }
 
@@ -361,7 +369,7 @@ static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
 
 int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
 {
-    uint64_t deadline;
+    uint64_t deadline = 0;
     int rc = start_prologue(w, t);
     if (rc == 0)
         rc = deadline_after(w, ticks, &deadline);
@@ -661,7 +669,6 @@ static int rebuild_chip(tw_wheel *w)
     uint32_t st = 0;
     uint64_t t;
     int rc;
-    w->stats.chip_resets++;
     w->need_resync = 1;
     memset(w->armed, 0, (w->nslots + 63) / 64 * sizeof(uint64_t));
     w->arm_hi_known = 0;
@@ -732,7 +739,7 @@ static int check_alive(tw_wheel *w)
     if (rc < 0)
         return rc;
     if (ctrl != w->ctrl)
-        w->chip_reset = 1;
+        chip_lost(w);
     rc = sync_now(w);
     if (rc == 0 && w->chip_reset)
         rc = rebuild_chip(w);
@@ -777,7 +784,7 @@ static int confirm_advanced(tw_wheel *w)
     w->adv_unsure = 0;
     if (t == w->adv_issued)
         return 0;
-    w->chip_reset = 1;
+    chip_lost(w);
     rc = rebuild_chip(w);
     return rc < 0 ? rc : 1;
 }

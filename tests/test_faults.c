@@ -102,6 +102,9 @@ static void fo_check_end(fault_oracle *o)
 {
     uint64_t now = 0;
     CHECK_OK(fo_now(o, &now));
+    /* In real time the chip may just have reached a deadline: serve it. */
+    for (int k = 0; k < 4; k++)
+        CHECK(tw_service(&o->f.wheel, 1000) >= 0);
     size_t live = 0;
     for (size_t i = 0; i < NT; i++) {
         if (o->pending[i] && o->deadline[i] <= now)
@@ -137,7 +140,9 @@ static void fo_check_counted(fault_oracle *o)
     const tw_fault_counts *c = tw_faultdev_counts(&o->f.dev);
     const tw_stats *s = &o->f.wheel.stats;
     CHECK(s->bus_errors >= c->dropped_requests + c->lost_responses);
-    CHECK(s->chip_resets >= c->resets);
+    /* A reset while the driver is still rebuilding after another is, to the
+     * driver, one loss of state: at least one noticed, none imagined. */
+    CHECK(s->chip_resets > 0 && s->chip_resets <= c->resets);
     /* An impossible event whose EVT_TICK read failed, or that a rebuild
      * dropped as stale, is never judged; a reset chip adds some of its own. */
     CHECK(s->bad_events > 0);
@@ -354,8 +359,6 @@ static void test_ext_tick_glitches(const tw_backend *b)
     ext_hold(o, 0, 4); /* the synchroniser's last edge */
     CHECK_OK(fo_now(o, &end));
     CHECK_EQ(end - start, rises);
-    for (int k = 0; k < 4; k++)
-        CHECK(tw_service(&o->f.wheel, 1000) >= 0);
     fo_check_end(o);
     printf("# faults/%s/ext_tick_glitches: %llu rising edges driven (%llu one-clock glitches, %llu "
            "bounces) and %llu sub-clock pulses: chip counted %llu ticks; %llu fired, %llu late fires\n",
