@@ -59,7 +59,6 @@ module tw_core #(
 
     // ------------------------------------------------------------------ state
     reg [TICK_BITS-1:0] now_q;
-    reg [SLOTS-1:0]     busy_q [0:LEVELS-1];
     reg [1:0]           ctrl_src_q;
     reg                 ctrl_irq_en_q, ctrl_vhold_q;
     reg [31:0]          prescale_q, presc_cnt_q;
@@ -109,14 +108,21 @@ module tw_core #(
     wire [TICK_BITS-1:0] now_next = now_q + step_amt;
 
     // ----------------------------------------------------------------- visits
+    // The bitmaps sit in block RAM, read a cycle ahead: each cycle fetches,
+    // per level, the slot after the pointer of now_next. A step of one tick
+    // next cycle visits exactly that slot (a level-k visit is a carry into
+    // field k, so its slot is the old one plus one). A jump visits nothing
+    // busy: it lands short of the search's answer.
     reg [LEVELS-1:0]    visit, hit;
     reg [SLOT_BITS-1:0] vslot [0:LEVELS-1];
+    wire [LEVELS-1:0]   busy_ahead;          // the fetched slot's busy bit
+    wire                jumped = adv_step && may_jump;
     integer vk;
     always @(*) begin
         for (vk = 0; vk < LEVELS; vk = vk + 1) begin
             vslot[vk] = now_next[vk*SLOT_BITS +: SLOT_BITS];
             visit[vk] = step && (vk == 0 || (now_next & ((48'd1 << (vk*SLOT_BITS)) - 48'd1)) == 48'd0);
-            hit[vk]   = visit[vk] && busy_q[vk][vslot[vk]];
+            hit[vk]   = visit[vk] && busy_ahead[vk] && !jumped;
         end
     end
 
@@ -212,6 +218,7 @@ module tw_core #(
     localparam integer SW      = SLOTS < 16 ? SLOTS : 16;
     localparam integer NWORDS  = SLOTS / SW;
     localparam integer WI_BITS = $clog2(NWORDS + 1);
+    localparam integer WORD_BITS = NWORDS > 1 ? $clog2(NWORDS) : 1;
 
     reg                 s_run_q, s_valid_q, s_found_q;
     reg [LVL_W-1:0]     s_lvl_q;
@@ -221,24 +228,22 @@ module tw_core #(
     assign srch_found_q = s_found_q;
     assign srch_best_q  = s_best_q;
 
-    reg [SLOTS-1:0]     s_map;
+    reg [SW-1:0]        s_word;
     reg [SLOT_BITS-1:0] s_p, s_q;
     reg [SW-1:0]        s_hits;
     reg                 s_hit;
     reg [TICK_BITS-1:0] s_cand;
-    integer sk, sj, s_shift, s_qw, s_qb, s_widx, s_j, s_o;
+    integer sk, sj, s_shift, s_qb, s_j, s_o;
     always @(*) begin
-        s_map = 0;
+        s_word = 0;
         for (sk = 0; sk < LEVELS; sk = sk + 1)
             if (s_lvl_q == sk[LVL_W-1:0])
-                s_map = busy_q[sk];
+                s_word = srch_words[sk*SW +: SW];
         s_shift = s_lvl_q * SLOT_BITS;
         s_p     = s_base_q[s_shift +: SLOT_BITS];
         s_q     = s_p + 1'b1;                         // wraps to 0 after the last slot
-        s_qw    = {{(32-SLOT_BITS){1'b0}}, s_q} / SW;
         s_qb    = {{(32-SLOT_BITS){1'b0}}, s_q} % SW;
-        s_widx  = (s_qw + {{(32-WI_BITS){1'b0}}, s_i_q}) % NWORDS;
-        s_hits  = s_map[s_widx*SW +: SW];
+        s_hits  = s_word;
         if (s_i_q == 0)
             s_hits = s_hits & ({SW{1'b1}} << s_qb);
         if (s_i_q == NWORDS[WI_BITS-1:0])
@@ -259,38 +264,97 @@ module tw_core #(
     wire s_better = !s_found_q || (s_cand - s_base_q) < (s_best_q - s_base_q);
     wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
 
-    always @(posedge i_clk) begin
+    reg                 s_run_d, s_valid_d, s_found_d;
+    reg [LVL_W-1:0]     s_lvl_d;
+    reg [WI_BITS-1:0]   s_i_d;
+    reg [TICK_BITS-1:0] s_base_d, s_best_d;
+    always @(*) begin
+        s_run_d   = s_run_q;
+        s_valid_d = s_valid_q;
+        s_found_d = s_found_q;
+        s_lvl_d   = s_lvl_q;
+        s_i_d     = s_i_q;
+        s_base_d  = s_base_q;
+        s_best_d  = s_best_q;
         if (i_rst) begin
-            s_run_q   <= 1'b0;
-            s_valid_q <= 1'b0;
-            s_found_q <= 1'b0;
-            s_lvl_q   <= 0;
-            s_i_q     <= 0;
-            s_base_q  <= 0;
-            s_best_q  <= 0;
+            s_run_d   = 1'b0;
+            s_valid_d = 1'b0;
+            s_found_d = 1'b0;
+            s_lvl_d   = 0;
+            s_i_d     = 0;
+            s_base_d  = 0;
+            s_best_d  = 0;
         end else if (s_start) begin
-            s_run_q   <= 1'b1;
-            s_valid_q <= 1'b0;
-            s_found_q <= 1'b0;
-            s_lvl_q   <= 0;
-            s_i_q     <= 0;
-            s_base_q  <= now_next;
+            s_run_d   = 1'b1;
+            s_valid_d = 1'b0;
+            s_found_d = 1'b0;
+            s_lvl_d   = 0;
+            s_i_d     = 0;
+            s_base_d  = now_next;
         end else if (s_run_q) begin
             if (s_hit && s_better) begin
-                s_best_q  <= s_cand;
-                s_found_q <= 1'b1;
+                s_best_d  = s_cand;
+                s_found_d = 1'b1;
             end
             if (!s_level_done) begin
-                s_i_q <= s_i_q + 1'b1;
+                s_i_d = s_i_q + 1'b1;
             end else if (s_lvl_q == LEVELS[LVL_W-1:0] - 1'b1) begin
-                s_run_q   <= 1'b0;
-                s_valid_q <= 1'b1;
+                s_run_d   = 1'b0;
+                s_valid_d = 1'b1;
             end else begin
-                s_lvl_q <= s_lvl_q + 1'b1;
-                s_i_q   <= 0;
+                s_lvl_d = s_lvl_q + 1'b1;
+                s_i_d   = 0;
             end
         end
     end
+
+    always @(posedge i_clk) begin
+        s_run_q   <= s_run_d;
+        s_valid_q <= s_valid_d;
+        s_found_q <= s_found_d;
+        s_lvl_q   <= s_lvl_d;
+        s_i_q     <= s_i_d;
+        s_base_q  <= s_base_d;
+        s_best_q  <= s_best_d;
+    end
+
+    // The word the search scans next cycle: its level's slot after the
+    // pointer, plus the words already scanned (wrapping round the level).
+    // Only the word part of s_q_d is used here; its bit within the word is
+    // taken a cycle later from s_base_q (s_qb).
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [SLOT_BITS-1:0] s_q_d;
+    /* verilator lint_on UNUSEDSIGNAL */
+    reg [WORD_BITS-1:0] s_word_d;
+    integer wk;
+    always @(*) begin
+        s_q_d = 0;
+        for (wk = 0; wk < LEVELS; wk = wk + 1)
+            if (s_lvl_d == wk[LVL_W-1:0])
+                s_q_d = s_base_d[wk*SLOT_BITS +: SLOT_BITS] + 1'b1;
+        s_word_d = 0;
+        if (NWORDS > 1)
+            s_word_d = s_q_d[SLOT_BITS-1 -: WORD_BITS] + s_i_d[WORD_BITS-1:0];
+    end
+
+    // The bitmaps: one SET or CLEAR per cycle, or CLEAR_ALL.
+    wire [LEVELS*SW-1:0] srch_words;
+    genvar gl;
+    generate
+        for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
+            localparam [LVL_W-1:0] LVL = gl;
+            tw_bitmap #(.SLOT_BITS(SLOT_BITS)) u_bitmap (
+                .i_clk(i_clk), .i_rst(i_rst),
+                .i_clear_all(cmd_clear_all),
+                .i_wr((cmd_set || cmd_clear) && cmd_lvl == LVL),
+                .i_wr_slot(cmd_sl), .i_wr_val(cmd_set),
+                .i_visit_slot(now_next[gl*SLOT_BITS +: SLOT_BITS] + 1'b1),
+                .o_visit_bit(busy_ahead[gl]),
+                .i_search_word(s_word_d),
+                .o_search_word(srch_words[gl*SW +: SW])
+            );
+        end
+    endgenerate
 
     // NEXT: the answer capped at now + horizon.
     wire [TICK_BITS-1:0] horizon_end = now_q + {16'd0, horizon_q};
@@ -471,15 +535,5 @@ module tw_core #(
         end
     end
 
-    // The bitmap: one SET or CLEAR per cycle, or CLEAR_ALL.
-    integer lv;
-    always @(posedge i_clk) begin
-        for (lv = 0; lv < LEVELS; lv = lv + 1) begin
-            if (i_rst || cmd_clear_all)
-                busy_q[lv] <= 0;
-            else if ((cmd_set || cmd_clear) && cmd_lvl == lv[LVL_W-1:0])
-                busy_q[lv][cmd_sl] <= cmd_set;
-        end
-    end
 endmodule
 `default_nettype wire

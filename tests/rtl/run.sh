@@ -37,7 +37,7 @@ run() {
 }
 
 fifo=rtl/tw_evfifo.v
-core="rtl/tw_core.v rtl/tw_evfifo.v"
+core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v"
 
 run tb_tw_evfifo_d1 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=1
 run tb_tw_evfifo_d3 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=3

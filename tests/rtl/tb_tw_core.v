@@ -3,7 +3,7 @@
 // Self-checking testbench for rtl/tw_core.v.
 //
 //   iverilog -g2005 -Irtl -Ptb_tw_core.LEVELS=4 -Ptb_tw_core.SLOT_BITS=8 -Ptb_tw_core.FIFO_LOG2=4 \
-//            -o tb tests/rtl/tb_tw_core.v rtl/tw_core.v rtl/tw_evfifo.v
+//            -o tb tests/rtl/tb_tw_core.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v
 //   vvp tb [+seed=N] [+ops=N] [+trace]
 //
 //   +seed=N  seed of the random section (printed at start; default 1)
@@ -726,8 +726,26 @@ module tb_tw_core;
             dut.s_run_q   = 1'b0;
             m_svalid = 1'b0;
             m_srun   = 1'b0;
+            -> poked;
         end
     endtask
+
+    // The bitmaps fetch each level's next slot a cycle ahead, from the old
+    // time: fetch again as if the counter had always been at the new one.
+    event poked;
+    genvar gk;
+    generate
+        for (gk = 0; gk < LEVELS; gk = gk + 1) begin : g_refetch
+            always @(poked) begin : refetch
+                reg [SLOT_BITS-1:0] sl;
+                sl = dut.now_q[gk*SLOT_BITS +: SLOT_BITS] + 1'b1;
+                dut.g_level[gk].u_bitmap.visit_raw_q  = dut.g_level[gk].u_bitmap.mem_visit[sl >> $clog2(SW)];
+                dut.g_level[gk].u_bitmap.visit_bit_q  = sl % SW;
+                dut.g_level[gk].u_bitmap.visit_seen_q = dut.g_level[gk].u_bitmap.written_q[sl >> $clog2(SW)];
+                dut.g_level[gk].u_bitmap.visit_byp_q  = 1'b0;
+            end
+        end
+    endgenerate
 
     // STATUS without SEARCHING (which the model checks on every read)
     task expect_status;

@@ -3,7 +3,7 @@
 // Self-checking testbench for rtl/tw_spi.v and rtl/tw_spi_top.v (docs/spi.md).
 //
 //   iverilog -g2005 -Irtl -o tb tests/rtl/tb_tw_spi.v rtl/tw_spi_top.v rtl/tw_spi.v \
-//            rtl/tw_core.v rtl/tw_evfifo.v
+//            rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v
 //   vvp tb [+seed=N] [+frames=N] [+trace]
 //
 //   +seed=N    seed of every random choice (printed at start; default 1)

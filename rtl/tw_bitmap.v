@@ -1,0 +1,103 @@
+`default_nettype none
+// tw_bitmap: one level's busy bitmap, 2^SLOT_BITS bits held as NWORDS words
+// of SW bits in block RAM (iCE40 EBR in its 256x16 mode, the one with a
+// per-bit write mask), with two registered read ports:
+//
+//  * the visit port reads one slot's bit,
+//  * the search port reads one SW-bit word,
+//
+// each giving, in the cycle after the address, the bitmap as it stands after
+// every write up to and including the address's cycle. Block RAM returns the
+// contents from before a write in the same cycle, so the written bit is
+// patched into the read (bypass). CLEAR_ALL must take one cycle, which no RAM
+// can do: a flop per word says whether the word has been written since the
+// last clear; a word without it reads as zero and its first write stores the
+// whole word.
+module tw_bitmap #(
+    parameter integer SLOT_BITS = 8
+) (
+    input  wire                 i_clk,
+    input  wire                 i_rst,          // synchronous: empties the bitmap
+    input  wire                 i_clear_all,
+    input  wire                 i_wr,           // write i_wr_val to slot i_wr_slot
+    input  wire [SLOT_BITS-1:0] i_wr_slot,
+    input  wire                 i_wr_val,
+    input  wire [SLOT_BITS-1:0] i_visit_slot,   // read next cycle on o_visit_bit
+    output wire                 o_visit_bit,
+    // Widths: word address max(b-4, 1) bits, word min(2^b, 16) bits.
+    input  wire [(SLOT_BITS > 4 ? SLOT_BITS - 4 : 1)-1:0] i_search_word,
+    output wire [(SLOT_BITS < 4 ? 1 << SLOT_BITS : 16)-1:0] o_search_word
+);
+    localparam integer SLOTS  = 1 << SLOT_BITS;
+    localparam integer SW     = SLOTS < 16 ? SLOTS : 16;
+    localparam integer NWORDS = SLOTS / SW;
+    // A one-word bitmap still gets a one-bit word address (always zero).
+    localparam integer WORD_BITS = NWORDS > 1 ? $clog2(NWORDS) : 1;
+    localparam integer BIT_BITS  = $clog2(SW);
+
+    wire [WORD_BITS-1:0] wr_word;
+    wire [BIT_BITS-1:0]  wr_bit = i_wr_slot[BIT_BITS-1:0];
+    wire [WORD_BITS-1:0] vis_word;
+    wire [BIT_BITS-1:0]  vis_bit = i_visit_slot[BIT_BITS-1:0];
+    generate
+        if (NWORDS > 1) begin : g_words
+            assign wr_word  = i_wr_slot[SLOT_BITS-1:BIT_BITS];
+            assign vis_word = i_visit_slot[SLOT_BITS-1:BIT_BITS];
+        end else begin : g_one_word
+            assign wr_word  = 1'b0;
+            assign vis_word = 1'b0;
+        end
+    endgenerate
+
+    reg [SW-1:0]     mem_visit  [0:NWORDS-1];
+    reg [SW-1:0]     mem_search [0:NWORDS-1];
+    reg [NWORDS-1:0] written_q;
+
+    wire             do_wr     = i_wr && !i_rst && !i_clear_all;
+    wire             word_seen = written_q[wr_word];
+    // A word's first write since the last clear stores all of it.
+    wire [SW-1:0]    wr_onehot = {{(SW-1){1'b0}}, 1'b1} << wr_bit;
+    wire [SW-1:0]    wr_mask   = word_seen ? wr_onehot : {SW{1'b1}};
+    wire [SW-1:0]    wr_data   = i_wr_val ? wr_onehot : {SW{1'b0}};
+
+    // Two copies, one per read port: EBR has one read port each.
+    integer i;
+    always @(posedge i_clk) begin
+        for (i = 0; i < SW; i = i + 1)
+            if (do_wr && wr_mask[i]) begin
+                mem_visit[wr_word][i]  <= wr_data[i];
+                mem_search[wr_word][i] <= wr_data[i];
+            end
+    end
+
+    reg [SW-1:0]        visit_raw_q, search_raw_q;
+    reg [BIT_BITS-1:0]  visit_bit_q;
+    reg                 visit_seen_q, search_seen_q;   // word held data before this write
+    reg                 visit_byp_q, search_byp_q;     // this cycle's write hit the word read
+    reg [BIT_BITS-1:0]  byp_bit_q;
+    reg                 byp_val_q;
+    always @(posedge i_clk) begin
+        visit_raw_q   <= mem_visit[vis_word];
+        search_raw_q  <= mem_search[i_search_word];
+        visit_bit_q   <= vis_bit;
+        visit_seen_q  <= written_q[vis_word] && !i_clear_all && !i_rst;
+        search_seen_q <= written_q[i_search_word] && !i_clear_all && !i_rst;
+        visit_byp_q   <= do_wr && wr_word == vis_word;
+        search_byp_q  <= do_wr && wr_word == i_search_word;
+        byp_bit_q     <= wr_bit;
+        byp_val_q     <= i_wr_val;
+        if (i_rst || i_clear_all)
+            written_q <= 0;
+        else if (do_wr)
+            written_q[wr_word] <= 1'b1;
+    end
+
+    wire [SW-1:0] byp_onehot = {{(SW-1){1'b0}}, 1'b1} << byp_bit_q;
+    wire [SW-1:0] visit_word = visit_seen_q ? visit_raw_q : {SW{1'b0}};
+    wire [SW-1:0] search_old = search_seen_q ? search_raw_q : {SW{1'b0}};
+    assign o_search_word = !search_byp_q ? search_old
+                         : byp_val_q ? search_old | byp_onehot : search_old & ~byp_onehot;
+    wire visit_old = visit_word[visit_bit_q];
+    assign o_visit_bit = visit_byp_q && byp_bit_q == visit_bit_q ? byp_val_q : visit_old;
+endmodule
+`default_nettype wire
