@@ -33,15 +33,15 @@ RTL = ["rtl/tw_spi_top.v", "rtl/tw_spi.v", "rtl/tw_core.v", "rtl/tw_bitmap.v", "
 # Expected matches: an exact count, so a changed RTL shows up as "patch does
 # not apply" instead of a silently different cut.
 VARIANTS = [
-    ("bitmap", "busy bitmaps, whole (flops, SET/CLEAR write decode, both read paths)", "tw_spi_top", [
-        ("rtl/tw_core.v", r"s_map = busy_q\[sk\];", "s_map = 0;", 1),
-        ("rtl/tw_core.v", r"busy_q\[vk\]\[vslot\[vk\]\]", "1'b1", 1),
+    ("bitmap", "busy bitmaps, whole (EBR words, written-word flags, SET/CLEAR write, both read paths)", "tw_spi_top", [
+        ("rtl/tw_core.v", r"s_word = srch_words\[sk\*SW \+: SW\];", "s_word = 0;", 1),
+        ("rtl/tw_core.v", r"&& busy_ahead\[vk\] &&", "&&", 1),
     ]),
-    ("search_read", "next-busy search: reading 16 slots a clock out of the bitmap, and what uses it", "tw_spi_top", [
-        ("rtl/tw_core.v", r"s_map = busy_q\[sk\];", "s_map = 0;", 1),
+    ("search_read", "next-busy search: the 16-slot word read a clock, and what uses it", "tw_spi_top", [
+        ("rtl/tw_core.v", r"s_word = srch_words\[sk\*SW \+: SW\];", "s_word = 0;", 1),
     ]),
-    ("visit_read", "visit lookup: the 2^b:1 busy-bit mux per level for the slot being visited", "tw_spi_top", [
-        ("rtl/tw_core.v", r"busy_q\[vk\]\[vslot\[vk\]\]", "1'b1", 1),
+    ("visit_read", "visit lookup: the busy bit fetched a cycle ahead per level", "tw_spi_top", [
+        ("rtl/tw_core.v", r"&& busy_ahead\[vk\] &&", "&&", 1),
     ]),
     ("skip", "virtual-time skip-ahead (the 48-bit jump to the next busy tick)", "tw_spi_top", [
         ("rtl/tw_core.v", r"(wire\s+may_jump\s*=)[^;]*;", r"\1 1'b0;", 1),

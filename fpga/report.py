@@ -123,7 +123,8 @@ def linear_fit(points):
 
 
 REG_GROUPS = [
-    (r"u_core\.busy_q", "busy bitmaps (one flop per slot)"),
+    (r"u_core\.g_level\.\S*u_bitmap|u_core\.g_level\[\d+\]\.u_bitmap", "busy bitmaps (written-word flags, read and bypass registers; the bits are in EBR)"),
+    (r"u_core\.(quiet_q|arm_gap_q|ahead_slots_q)", "distances kept for the one-clock step (quiet ticks, armed tick) and fetched slots"),
     (r"u_core\.s_\w+", "next-busy search (base, best answer, scan state)"),
     (r"u_core\.now_q|u_core\.now_hi_snap_q", "tick counter and its NOW_HI snapshot"),
     (r"u_core\.cnt_\w+", "statistics counters (CNT_*)"),

@@ -89,19 +89,23 @@ module tw_core #(
     wire fifo_full, fifo_empty, push_ok;
     wire [FIFO_LOG2:0] fifo_count;
     // Virtual time waits for the host: it never overruns the FIFO. Where the
-    // search (below) vouches that no busy visit comes before `srch_best_q`,
+    // search (below) vouches that no busy visit comes before `s_best_q`,
     // virtual time jumps straight to the tick before it: many slots a clock.
     wire adv_step = ctrl_src_q == SRC_HOST && adv_rem_q != 0 && !hold_q && !fifo_full;
     wire                 srch_valid_q, srch_found_q;
-    wire [TICK_BITS-1:0] srch_best_q;
-    wire [TICK_BITS-1:0] best_dist   = srch_best_q - now_q;
+    // quiet_q = s_best_q - now_q - 1, kept up to date alongside both, so
+    // that the step below needs one comparison, not a subtraction first.
+    reg  [TICK_BITS-1:0] quiet_q;
+    localparam [TICK_BITS-1:0] HALF_M1 = {1'b0, {(TICK_BITS-1){1'b1}}};   // 2^47 - 1
     // Time may pass the answer while the search runs: then it vouches for nothing.
-    wire                 best_ahead  = best_dist != 0 && !best_dist[TICK_BITS-1];
-    wire [TICK_BITS-1:0] quiet_ticks = best_dist - 1;             // no busy visit among them
+    // s_best_q - now_q in 1 .. 2^47-1
+    wire                 best_ahead  = !quiet_q[TICK_BITS-1] && quiet_q != HALF_M1;
+    wire [TICK_BITS-1:0] quiet_ticks = quiet_q;                    // no busy visit among them
     wire [TICK_BITS-1:0] adv_left    = {16'd0, adv_rem_q};
     wire [TICK_BITS-1:0] adv_jump    = !srch_found_q || quiet_ticks > adv_left ? adv_left : quiet_ticks;
     wire                 srch_ok     = srch_valid_q && (!srch_found_q || best_ahead);
-    wire                 may_jump    = srch_ok && adv_jump != 0;
+    wire                 take_quiet  = srch_found_q && !(quiet_ticks > adv_left);
+    wire                 may_jump    = srch_ok && (take_quiet ? quiet_ticks != 0 : adv_rem_q != 0);
     wire [TICK_BITS-1:0] adv_amt     = may_jump ? adv_jump : 48'd1;
     wire step = presc_pulse || ext_rise || adv_step;
     wire [TICK_BITS-1:0] step_amt = adv_step ? adv_amt : {{(TICK_BITS-1){1'b0}}, step};
@@ -113,18 +117,32 @@ module tw_core #(
     // next cycle visits exactly that slot (a level-k visit is a carry into
     // field k, so its slot is the old one plus one). A jump visits nothing
     // busy: it lands short of the search's answer.
-    reg [LEVELS-1:0]    visit, hit;
-    reg [SLOT_BITS-1:0] vslot [0:LEVELS-1];
+    // A one-tick step visits level k when it carries into field k, that is
+    // when the fields below are all ones: no adder on the way.
+    reg [LEVELS-1:0]    hit;
     wire [LEVELS-1:0]   busy_ahead;          // the fetched slot's busy bit
+    reg  [LEVELS*SLOT_BITS-1:0] ahead_slots_q;   // the fetched slots
     wire                jumped = adv_step && may_jump;
+    reg                 carry_in;
     integer vk;
     always @(*) begin
         for (vk = 0; vk < LEVELS; vk = vk + 1) begin
-            vslot[vk] = now_next[vk*SLOT_BITS +: SLOT_BITS];
-            visit[vk] = step && (vk == 0 || (now_next & ((48'd1 << (vk*SLOT_BITS)) - 48'd1)) == 48'd0);
-            hit[vk]   = visit[vk] && busy_ahead[vk] && !jumped;
+            carry_in  = vk == 0 || (~now_q & ((48'd1 << (vk*SLOT_BITS)) - 48'd1)) == 48'd0;
+            hit[vk]   = step && carry_in && busy_ahead[vk] && !jumped;
         end
     end
+`ifdef FORMAL
+    // The definition the properties hold `hit` to: level k visits its slot
+    // on every step after which the fields below it are all zero.
+    reg [LEVELS-1:0]    visit;
+    reg [SLOT_BITS-1:0] vslot [0:LEVELS-1];
+    integer fk;
+    always @(*)
+        for (fk = 0; fk < LEVELS; fk = fk + 1) begin
+            vslot[fk] = now_next[fk*SLOT_BITS +: SLOT_BITS];
+            visit[fk] = step && (fk == 0 || (now_next & ((48'd1 << (fk*SLOT_BITS)) - 48'd1)) == 48'd0);
+        end
+`endif
 
     // --------------------------------------------------------------- commands
     wire        cmd_wr    = wr && i_wb_adr == TW_REG_CMD;
@@ -141,16 +159,23 @@ module tw_core #(
 
     // Race-free arming: the SET names the visit tick the host means. If the
     // counter has reached it, the visit is over and the slot is reported now.
+    // arm_gap_q = arm_tick - now_q, kept up to date like quiet_q.
     wire [TICK_BITS-1:0] arm_tick  = {arm_hi_q, arm_lo_q};
-    wire [TICK_BITS-1:0] arm_ahead = arm_tick - now_next;
+    reg  [TICK_BITS-1:0] arm_gap_q;
+    wire [TICK_BITS-1:0] arm_ahead = arm_gap_q - step_amt;        // arm_tick - now_next
     wire arm_passed = arm_ahead == 0 || arm_ahead[TICK_BITS-1];
+    wire                 arm_lo_wr = wr && i_wb_adr == TW_REG_ARM_LO;
+    wire                 arm_hi_wr = wr && i_wb_adr == TW_REG_ARM_HI;
+    wire [TICK_BITS-1:0] arm_new   = {arm_hi_wr ? i_wb_dat[15:0] : arm_tick[47:32],
+                                      arm_lo_wr ? i_wb_dat : arm_tick[31:0]};
+    wire [TICK_BITS-1:0] arm_base  = arm_lo_wr || arm_hi_wr ? arm_new - now_q : arm_gap_q;
     // A visit of this very slot in this cycle already reports it once.
     reg  arm_seen;
     integer ak;
     always @(*) begin
         arm_seen = 1'b0;
         for (ak = 0; ak < LEVELS; ak = ak + 1)
-            if (cmd_lvl == ak[LVL_W-1:0] && hit[ak] && vslot[ak] == cmd_sl)
+            if (cmd_lvl == ak[LVL_W-1:0] && hit[ak] && ahead_slots_q[ak*SLOT_BITS +: SLOT_BITS] == cmd_sl)
                 arm_seen = 1'b1;
     end
     wire late       = cmd_set && arm_passed && !arm_seen;
@@ -226,7 +251,6 @@ module tw_core #(
     reg [TICK_BITS-1:0] s_base_q, s_best_q;
     assign srch_valid_q = s_valid_q;
     assign srch_found_q = s_found_q;
-    assign srch_best_q  = s_best_q;
 
     reg [SW-1:0]        s_word;
     reg [SLOT_BITS-1:0] s_p, s_q;
@@ -258,8 +282,10 @@ module tw_core #(
     end
 
     // The answer holds while time is before it and the bitmap is unchanged.
-    wire [TICK_BITS-1:0] s_best_ahead = s_best_q - now_next;
-    wire s_stale = s_valid_q && s_found_q && (s_best_ahead == 0 || s_best_ahead[TICK_BITS-1]);
+    // The answer is reached when s_best_q - now_next <= 0, i.e. when
+    // quiet_after = s_best_q - now_next - 1 is -1 or below.
+    wire [TICK_BITS-1:0] quiet_after = quiet_q - step_amt;
+    wire s_stale = s_valid_q && s_found_q && (quiet_after[TICK_BITS-1] || quiet_after == HALF_M1);
     wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
     wire s_better = !s_found_q || (s_cand - s_base_q) < (s_best_q - s_base_q);
     wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
@@ -268,6 +294,12 @@ module tw_core #(
     reg [LVL_W-1:0]     s_lvl_d;
     reg [WI_BITS-1:0]   s_i_d;
     reg [TICK_BITS-1:0] s_base_d, s_best_d;
+    reg [LVL_W-1:0]     s_lvl_c;           // where a running search goes next
+    // s_i_c's top bit is the last step, back to the first word: the word
+    // address wraps round the level, so it does not use that bit.
+    /* verilator lint_off UNUSEDSIGNAL */
+    reg [WI_BITS-1:0]   s_i_c;
+    /* verilator lint_on UNUSEDSIGNAL */
     always @(*) begin
         s_run_d   = s_run_q;
         s_valid_d = s_valid_q;
@@ -276,6 +308,23 @@ module tw_core #(
         s_i_d     = s_i_q;
         s_base_d  = s_base_q;
         s_best_d  = s_best_q;
+        if (s_run_q) begin
+            if (s_hit && s_better) begin
+                s_best_d  = s_cand;
+                s_found_d = 1'b1;
+            end
+            if (!s_level_done) begin
+                s_i_d = s_i_q + 1'b1;
+            end else if (s_lvl_q == LEVELS[LVL_W-1:0] - 1'b1) begin
+                s_run_d   = 1'b0;
+                s_valid_d = 1'b1;
+            end else begin
+                s_lvl_d = s_lvl_q + 1'b1;
+                s_i_d   = 0;
+            end
+        end
+        s_lvl_c = s_lvl_d;
+        s_i_c   = s_i_d;
         if (i_rst) begin
             s_run_d   = 1'b0;
             s_valid_d = 1'b0;
@@ -291,24 +340,18 @@ module tw_core #(
             s_lvl_d   = 0;
             s_i_d     = 0;
             s_base_d  = now_next;
-        end else if (s_run_q) begin
-            if (s_hit && s_better) begin
-                s_best_d  = s_cand;
-                s_found_d = 1'b1;
-            end
-            if (!s_level_done) begin
-                s_i_d = s_i_q + 1'b1;
-            end else if (s_lvl_q == LEVELS[LVL_W-1:0] - 1'b1) begin
-                s_run_d   = 1'b0;
-                s_valid_d = 1'b1;
-            end else begin
-                s_lvl_d = s_lvl_q + 1'b1;
-                s_i_d   = 0;
-            end
+            s_best_d  = s_best_q;
         end
     end
 
+    // A new answer's distance is worked out from the old time and stepped on.
+    wire [TICK_BITS-1:0] cand_quiet = s_cand + ~now_q;             // s_cand - now_q - 1
+    wire [TICK_BITS-1:0] quiet_d = i_rst ? {TICK_BITS{1'b1}}
+                                 : (!s_start && s_run_q && s_hit && s_better) ? cand_quiet - step_amt
+                                 : quiet_after;
+
     always @(posedge i_clk) begin
+        quiet_q   <= quiet_d;
         s_run_q   <= s_run_d;
         s_valid_q <= s_valid_d;
         s_found_q <= s_found_d;
@@ -320,25 +363,36 @@ module tw_core #(
 
     // The word the search scans next cycle: its level's slot after the
     // pointer, plus the words already scanned (wrapping round the level).
-    // Only the word part of s_q_d is used here; its bit within the word is
-    // taken a cycle later from s_base_q (s_qb).
+    // A new search starts at level 0's slot after now_next, which the visit
+    // port fetches anyway; the choice comes last, so a restart does not wait
+    // for an adder. Only the word part of a slot is used here; its bit
+    // within the word is taken a cycle later from s_base_q (s_qb).
     /* verilator lint_off UNUSEDSIGNAL */
-    reg [SLOT_BITS-1:0] s_q_d;
+    reg [SLOT_BITS-1:0] s_q_c;
+    wire [SLOT_BITS-1:0] s_q_start = ahead_slots_d[0 +: SLOT_BITS];
     /* verilator lint_on UNUSEDSIGNAL */
     reg [WORD_BITS-1:0] s_word_d;
     integer wk;
     always @(*) begin
-        s_q_d = 0;
+        s_q_c = 0;
         for (wk = 0; wk < LEVELS; wk = wk + 1)
-            if (s_lvl_d == wk[LVL_W-1:0])
-                s_q_d = s_base_d[wk*SLOT_BITS +: SLOT_BITS] + 1'b1;
+            if (s_lvl_c == wk[LVL_W-1:0])
+                s_q_c = s_base_q[wk*SLOT_BITS +: SLOT_BITS] + 1'b1;
         s_word_d = 0;
         if (NWORDS > 1)
-            s_word_d = s_q_d[SLOT_BITS-1 -: WORD_BITS] + s_i_d[WORD_BITS-1:0];
+            s_word_d = s_start ? s_q_start[SLOT_BITS-1 -: WORD_BITS]
+                               : s_q_c[SLOT_BITS-1 -: WORD_BITS] + s_i_c[WORD_BITS-1:0];
     end
 
     // The bitmaps: one SET or CLEAR per cycle, or CLEAR_ALL.
     wire [LEVELS*SW-1:0] srch_words;
+    reg  [LEVELS*SLOT_BITS-1:0] ahead_slots_d;
+    integer ck;
+    always @(*)
+        for (ck = 0; ck < LEVELS; ck = ck + 1)
+            ahead_slots_d[ck*SLOT_BITS +: SLOT_BITS] = now_next[ck*SLOT_BITS +: SLOT_BITS] + 1'b1;
+    always @(posedge i_clk)
+        ahead_slots_q <= ahead_slots_d;
     genvar gl;
     generate
         for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
@@ -348,7 +402,7 @@ module tw_core #(
                 .i_clear_all(cmd_clear_all),
                 .i_wr((cmd_set || cmd_clear) && cmd_lvl == LVL),
                 .i_wr_slot(cmd_sl), .i_wr_val(cmd_set),
-                .i_visit_slot(now_next[gl*SLOT_BITS +: SLOT_BITS] + 1'b1),
+                .i_visit_slot(ahead_slots_d[gl*SLOT_BITS +: SLOT_BITS]),
                 .o_visit_bit(busy_ahead[gl]),
                 .i_search_word(s_word_d),
                 .o_search_word(srch_words[gl*SW +: SW])
@@ -359,7 +413,7 @@ module tw_core #(
     // NEXT: the answer capped at now + horizon.
     wire [TICK_BITS-1:0] horizon_end = now_q + {16'd0, horizon_q};
     wire [TICK_BITS-1:0] next_tick = !srch_ok ? 48'd0
-                                   : s_found_q && (s_best_q - now_q) <= {16'd0, horizon_q} ? s_best_q
+                                   : s_found_q && quiet_q < {16'd0, horizon_q} ? s_best_q
                                    : horizon_end;
 
     // ------------------------------------------------------------- registers
@@ -427,6 +481,7 @@ module tw_core #(
     always @(posedge i_clk) begin
         if (i_rst) begin
             now_q           <= 0;
+            arm_gap_q       <= 0;
             ctrl_src_q      <= SRC_HOST;
             ctrl_irq_en_q   <= 1'b0;
             ctrl_vhold_q    <= 1'b0;
@@ -460,6 +515,7 @@ module tw_core #(
                 o_wb_dat <= rdata;
             ext_sync_q <= {ext_sync_q[1:0], i_ext_tick};
             now_q      <= now_next;
+            arm_gap_q  <= arm_base - step_amt;
             adv_rem_q  <= adv_sum[32] ? 32'hFFFF_FFFF : adv_sum[31:0];
 
             if (ctrl_src_q != SRC_INT || presc_cnt_q == 0)

@@ -726,12 +726,14 @@ module tb_tw_core;
             dut.s_run_q   = 1'b0;
             m_svalid = 1'b0;
             m_srun   = 1'b0;
+            dut.arm_gap_q = {dut.arm_hi_q, dut.arm_lo_q} - v;
             -> poked;
         end
     endtask
 
-    // The bitmaps fetch each level's next slot a cycle ahead, from the old
-    // time: fetch again as if the counter had always been at the new one.
+    // The bitmaps fetch each level's next slot a cycle ahead, and the core
+    // keeps the distance to the armed tick, all from the old time: redo them
+    // as if the counter had always been at the new one.
     event poked;
     genvar gk;
     generate
@@ -743,6 +745,7 @@ module tb_tw_core;
                 dut.g_level[gk].u_bitmap.visit_bit_q  = sl % SW;
                 dut.g_level[gk].u_bitmap.visit_seen_q = dut.g_level[gk].u_bitmap.written_q[sl >> $clog2(SW)];
                 dut.g_level[gk].u_bitmap.visit_byp_q  = 1'b0;
+                dut.ahead_slots_q[gk*SLOT_BITS +: SLOT_BITS] = sl;
             end
         end
     endgenerate
