@@ -1,6 +1,8 @@
 # tickwheel: the one entry point.
 #   make sim            the Verilated chip driven by the C driver on a built-in scenario
 #   make sim TRACE=1    ... and write a waveform (build/sim.fst)
+#   make wave           a short scenario's waveform and its GTKWave layout
+#   make plot           wheel occupancy and interrupts over a run (build/occupancy.svg)
 #   make test           every check; ends with "N passed, M failed"
 #   make lint           Verilator -Wall on all RTL
 #   make bench          benchmarks, CSV in bench/results/
@@ -8,6 +10,7 @@
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
 #   make install PREFIX=...  library, headers, pkg-config file
+#   make examples       build examples/*.c against the library
 #   make clean
 # SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan.
 
@@ -17,6 +20,13 @@ TRACE    ?= 0
 ifeq ($(SAN),1)
 BUILD    := $(BUILD)/san
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+# Verilator's waveform code is not UBSan-clean: what it generates into each
+# model reads trace buffers unaligned (that one check is off for Verilated C++
+# and its glue, sim/*.cpp), and its runtime's FST writer shifts negative
+# values (the runtime gets AddressSanitizer only). The C driver and the
+# tests keep every check.
+VL_SANFLAGS := $(SANFLAGS) -fno-sanitize=alignment
+VLRT_SANFLAGS := -fsanitize=address -fno-omit-frame-pointer
 endif
 
 CC       ?= cc
@@ -29,7 +39,7 @@ LDLIBS   := -lz -pthread $(SANFLAGS)
 VERILATOR    ?= verilator
 VL_ROOT      := /usr/share/verilator
 VL_CXXFLAGS  := $(CXXFLAGS) -std=c++17 -faligned-new -I$(VL_ROOT)/include -I$(VL_ROOT)/include/vltstd \
-                -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -Wno-unused-parameter $(SANFLAGS)
+                -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -Wno-unused-parameter $(VL_SANFLAGS)
 RTL          := rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v
 REGS_OUT     := rtl/tw_regs.vh host/tw_regs.h docs/registers.md
 
@@ -40,14 +50,14 @@ DEFAULT_GEO  := 4_8_4
 geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1)) \
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
-TOOLS        := verilator iverilog vvp yosys pkg-config
-DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf \
+TOOLS        := verilator iverilog vvp yosys pkg-config gnuplot
+DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf gnuplot-nox \
                 clang libclang-rt-dev
 
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint regs check-regs bench fuzz install clean
+.PHONY: all deps sim test lint regs check-regs bench fuzz install clean examples wave plot
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -88,7 +98,7 @@ $(BUILD)/libtickwheel.a: $(LIB_OBJ)
 VL_RUNTIME := verilated verilated_fst_c verilated_threads
 $(BUILD)/vlrt/%.o: $(VL_ROOT)/include/%.cpp | $(BUILD)/.deps
 	@mkdir -p $(@D)
-	$(CXX) $(VL_CXXFLAGS) -w -c $< -o $@
+	$(CXX) $(filter-out $(VL_SANFLAGS),$(VL_CXXFLAGS)) $(VLRT_SANFLAGS) -w -c $< -o $@
 
 # One Verilated model per geometry, each with the same class name, so every
 # test binary links exactly one.
@@ -96,7 +106,7 @@ $(BUILD)/vl/%/Vtw_core__ALL.a: $(RTL) rtl/tw_regs.vh | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(VERILATOR) --cc --build -j 2 -O3 --x-assign fast --x-initial fast --trace-fst -Wall \
 	  -Irtl $(call geo_args,$*) --Mdir $(@D) --top-module tw_core \
-	  -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(SANFLAGS)") \
+	  -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(VL_SANFLAGS)") \
 	  $(RTL) > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
 
 $(BUILD)/vl/%/tw_vl.o: sim/tw_vl.cpp $(BUILD)/vl/%/Vtw_core__ALL.a host/tw_dev.h host/tw_regs.h
@@ -110,7 +120,7 @@ $(BUILD)/vlspi/%/Vtw_spi_top__ALL.a: $(SPI_RTL) rtl/tw_regs.vh | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(VERILATOR) --cc --build -j 2 -O3 --x-assign fast --x-initial fast -Wall \
 	  -Irtl $(call geo_args,$*) --Mdir $(@D) --top-module tw_spi_top \
-	  -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(SANFLAGS)") \
+	  -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(VL_SANFLAGS)") \
 	  $(SPI_RTL) > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
 
 $(BUILD)/vlspi/%/tw_vl_spi.o: sim/tw_vl_spi.cpp $(BUILD)/vlspi/%/Vtw_spi_top__ALL.a host/tw_spi.h host/tw_regs.h
@@ -125,6 +135,28 @@ $(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(
 SIM_ARGS ?=
 sim: $(BUILD)/tw-sim
 	$(BUILD)/tw-sim $(if $(filter 1,$(TRACE)),--trace $(BUILD)/sim.fst) $(SIM_ARGS)
+
+# make wave: a short scenario's waveform and the saved GTKWave layout for it
+# (sim/tickwheel.gtkw: the bus, time and the level pointers, commands, the
+# search, events and the FIFO, the interrupt), checked against each other.
+WAVE_ARGS ?= --scenario mixed --timers 40 --duration 3000
+wave: $(BUILD)/tw-sim $(BUILD)/fst-signals
+	$(BUILD)/tw-sim $(WAVE_ARGS) --trace $(BUILD)/wave.fst
+	@sh tools/check_gtkw.sh sim/tickwheel.gtkw $(BUILD)/wave.fst $(BUILD)/fst-signals
+	@echo "open it: gtkwave $(BUILD)/wave.fst sim/tickwheel.gtkw"
+
+# make plot: wheel occupancy and interrupts over a run (SVG via gnuplot).
+PLOT_ARGS ?= --backend model --scenario mixed
+plot: $(BUILD)/tw-sim
+	$(BUILD)/tw-sim $(PLOT_ARGS) --plot $(BUILD)/occupancy.svg
+
+# Lists the signals in an FST file, with the FST reader Verilator ships
+# (its code is not ours to sanitise: built plain even under SAN=1).
+FST_API := $(VL_ROOT)/include/gtkwave
+$(BUILD)/fst-signals: tools/fst_signals.c | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(CC) -O2 -w -I$(FST_API) -DFST_CONFIG_INCLUDE='"fst_config.h"' -o $@ \
+	  $< $(FST_API)/fstapi.c $(FST_API)/lz4.c $(FST_API)/fastlz.c -lz
 
 # --------------------------------------------------------------- install
 # make install PREFIX=/usr/local: static and shared library, headers and a
@@ -159,8 +191,13 @@ install: $(BUILD)/libtickwheel.a $(BUILD)/libtickwheel.so.$(VERSION)
 	install -m 644 $(BUILD)/tickwheel.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 # -------------------------------------------------------------- examples
+# quickstart: the smallest program; retransmit: RTO timers re-armed on acks,
+# in virtual time; event_loop: poll() woken by the chip's interrupt, real time.
+EXAMPLES := $(patsubst examples/%.c,$(BUILD)/examples/%,$(wildcard examples/*.c))
+examples: $(EXAMPLES)
+
 $(BUILD)/examples/%: $(BUILD)/examples/%.o $(BUILD)/libtickwheel.a
-	$(CC) -o $@ $^ $(SANFLAGS)
+	$(CC) -o $@ $^ -pthread $(SANFLAGS)
 
 # ------------------------------------------------------------------ engines
 # The software reference schemes and tickwheel behind bench/engine.h.
@@ -221,8 +258,8 @@ lint: | $(BUILD)/.deps
 	done
 	@echo "lint: clean"
 
-test: $(TEST_BINS) $(BUILD)/tw-sim $(BUILD)/examples/quickstart $(if $(HAVE_FUZZ_CC),$(FUZZ_BINS)) | $(BUILD)/.deps
-	@BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
+test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(if $(HAVE_FUZZ_CC),$(FUZZ_BINS)) | $(BUILD)/.deps
+	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) sh tests/run_all.sh
 
 clean:
 	rm -rf build

@@ -879,21 +879,41 @@ static int model_write(void *ctx, uint32_t addr, uint32_t value)
     return model_access(ctx, addr, true, value, NULL);
 }
 
+/* Runs the clock with the bus idle, in closed form across quiet stretches;
+ * stops early once the interrupt line is high if asked to. */
+static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
+{
+    while (cycles > 0 && !(stop_at_irq && irq_line(m))) {
+        uint64_t skipped = irq_line(m) ? 0 : skip_quiet_cycles(m, cycles);
+        if (skipped) {
+            cycles -= skipped;
+            continue;
+        }
+        tw_model_edge(m, &bus_idle);
+        cycles--;
+    }
+}
+
 static int model_wait_irq(void *ctx, uint64_t max_cycles)
 {
     tw_model *m = ctx;
     if (!m)
         return TW_EINVAL;
-    uint64_t left = max_cycles;
-    while (!irq_line(m) && left > 0) {
-        uint64_t skipped = skip_quiet_cycles(m, left);
-        if (skipped) {
-            left -= skipped;
-            continue;
-        }
-        tw_model_edge(m, &bus_idle);
-        left--;
-    }
+    run_cycles(m, max_cycles, true);
+    return irq_line(m) ? 1 : 0;
+}
+
+static const tw_dev_ops model_ops;
+
+/* Not a device op: a real chip's clock runs whatever the host does. A host
+ * program that stands in for a board (examples/event_loop.c) runs the model's
+ * clock from a thread of its own with this, interrupt line high or not. */
+int tw_model_run(tw_dev *dev, uint64_t cycles)
+{
+    if (!dev || dev->ops != &model_ops || !dev->ctx)
+        return TW_EINVAL;
+    tw_model *m = dev->ctx;
+    run_cycles(m, cycles, false);
     return irq_line(m) ? 1 : 0;
 }
 

@@ -4,6 +4,7 @@
 # produce no such lines (lint, generated files) count as one check each.
 BUILD=${BUILD:-build}
 GEOMETRIES=${GEOMETRIES:-4_8_4}
+WAVE_ARGS=${WAVE_ARGS:---scenario mixed --timers 40 --duration 3000}
 SEED=${SEED:-$(date +%s)}
 LOG=$BUILD/test.log
 mkdir -p "$BUILD"
@@ -42,10 +43,15 @@ lines() { # command whose output carries ok/FAIL lines
         fi
     done
     step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
-    step sim-bad-option sh -c "! $BUILD/tw-sim --timers -5 2>/dev/null"
+    lines sh tests/sim_cli.sh "$BUILD" "$SEED"
+    step wave-layout-matches-trace sh -c "$BUILD/tw-sim $WAVE_ARGS --trace $BUILD/wave.fst &&
+        sh tools/check_gtkw.sh sim/tickwheel.gtkw $BUILD/wave.fst $BUILD/fst-signals"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md
     step install-and-build-out-of-tree env BUILD=build/install-check sh tests/install_check.sh
     step example-quickstart sh -c "$BUILD/examples/quickstart | grep -qx 'retransmit fired at tick 200'"
+    # Each checks itself and exits non-zero on a wrong result.
+    step example-retransmit sh -c "$BUILD/examples/retransmit --seed $SEED | grep -q '^ok: every lost ack'"
+    step example-event-loop sh -c "$BUILD/examples/event_loop --seed $SEED | grep -q '^ok: every timer fired once'"
 } | tee "$BUILD/test.out"
 
 passed=$(grep -c '^ok ' "$BUILD/test.out")

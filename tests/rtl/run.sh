@@ -37,6 +37,9 @@ run() {
 }
 
 fifo=rtl/tw_evfifo.v
+for b in 2 4 8 12; do
+    run "tb_tw_bitmap_b$b" tb_tw_bitmap rtl/tw_bitmap.v -Ptb_tw_bitmap.SLOT_BITS=$b
+done
 core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v"
 
 run tb_tw_evfifo_d1 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=1

@@ -1,0 +1,79 @@
+#!/bin/sh
+# tw-sim's command line: every scenario runs clean on both backends, bad
+# options fail with a message that names the problem, --plot draws an SVG,
+# and the progress bar stays out of logs unless asked for.
+#   sh tests/sim_cli.sh BUILD SEED
+BUILD=${1:-build}
+SEED=${2:-1}
+SIM=$BUILD/tw-sim
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+check() { # name condition...
+    name=$1; shift
+    if "$@"; then echo "ok $name"; else echo "FAIL $name"; fi
+}
+
+# A bad option: exit status 2 and the expected words on stderr, nothing on stdout.
+bad() { # name expected-stderr-fragment args...
+    name=$1; want=$2; shift 2
+    "$SIM" "$@" > "$out/stdout" 2> "$out/stderr"; rc=$?
+    if [ $rc -eq 2 ] && grep -qF -- "$want" "$out/stderr" && [ ! -s "$out/stdout" ]; then
+        echo "ok sim-bad-option-$name"
+    else
+        echo "FAIL sim-bad-option-$name: exit $rc, stderr: $(head -c 200 "$out/stderr")"
+    fi
+}
+
+bad unknown        "unknown option '--frobnicate'"  --frobnicate
+bad missing-value  "--timers needs a value"         --timers
+bad not-a-number   "not '12x'"                      --timers 12x
+bad negative       "not '-5'"                       --timers -5
+bad scenario       "no scenario 'nope'; there are: mixed" --scenario nope
+bad backend        "--backend is 'vl' or 'model', not 'fpga'" --backend fpga
+bad geometry-range "geometry 5,8,4 is out of range" --backend model --geometry 5,8,4
+bad geometry-form  "--geometry wants M,B,F"         --backend model --geometry 4x8
+bad geometry-rtl   "--geometry needs --backend model" --geometry 2,8,4
+bad duration       "--duration must be 100..2^48"   --duration 5
+bad plot-name      "ending in .svg"                 --plot out.png
+bad stray-argument "unexpected argument 'extra'"    extra
+
+"$SIM" --help > "$out/help"
+check sim-help-lists-scenarios sh -c "grep -q 'retransmit' '$out/help' && grep -q 'storm' '$out/help' && grep -q 'long' '$out/help'"
+
+# Every scenario, small, on both backends: the run checks every timer itself.
+for backend in model vl; do
+    for scenario in mixed retransmit storm; do
+        if "$SIM" --backend $backend --scenario $scenario --timers 500 --duration 30000 --seed "$SEED" \
+            > "$out/run" 2>&1 && grep -q '^RESULT: ok' "$out/run"; then
+            echo "ok sim-scenario-$scenario-$backend"
+        else
+            echo "FAIL sim-scenario-$scenario-$backend: $(grep -E 'RESULT|tw-sim' "$out/run" | head -3)"
+        fi
+    done
+done
+if "$SIM" --backend model --scenario long --timers 500 --seed "$SEED" > "$out/run" 2>&1 &&
+    grep -q '^RESULT: ok' "$out/run"; then
+    echo "ok sim-scenario-long-model"
+else
+    echo "FAIL sim-scenario-long-model: $(grep -E 'RESULT|tw-sim' "$out/run" | head -3)"
+fi
+
+# --duration and --ticks are one option.
+"$SIM" --backend model --timers 50 --duration 1234 > "$out/d" 2>&1
+check sim-duration-names-the-length grep -q 'over 1234 ticks' "$out/d"
+
+# The plot: an SVG with one curve per level, and the numbers beside it.
+if "$SIM" --backend model --timers 300 --duration 20000 --plot "$out/occ.svg" > "$out/plot" 2>&1; then
+    levels=$(head -1 "$out/occ.csv" | tr ',' '\n' | grep -c '^busy_level')
+    rows=$(($(wc -l < "$out/occ.csv") - 1))
+    check sim-plot-svg sh -c "grep -q '<svg' '$out/occ.svg' && grep -q 'level 3' '$out/occ.svg' &&
+        [ $levels -eq 4 ] && [ $rows -eq 400 ]"
+else
+    echo "FAIL sim-plot-svg: $(tail -2 "$out/plot")"
+fi
+
+# No progress bar in a log (stderr not a terminal); one when asked for.
+"$SIM" --backend model --timers 100 --duration 5000 > /dev/null 2> "$out/quiet"
+"$SIM" --backend model --timers 100 --duration 5000 --progress > /dev/null 2> "$out/loud"
+check sim-progress-only-when-asked sh -c "[ ! -s '$out/quiet' ] && grep -q '100%' '$out/loud'"
