@@ -8,6 +8,7 @@
 #   make formal         the RTL's formal properties (FORMAL_DEEP=1: deeper bounds)
 #   make bench          workloads W1-W4 and micro-benchmarks: CSV and plots in bench/results/
 #   make bench-quick    the same at tiny sizes, a few seconds (make test runs it)
+#   make fuzz           libFuzzer targets (clang); long runs: docs/verification.md
 #   make deps           install missing Debian packages
 #   make regs           regenerate the register map's Verilog, C and docs
 #   make install PREFIX=...  library, headers, pkg-config file
@@ -53,12 +54,13 @@ geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst 
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
 TOOLS        := verilator iverilog vvp yosys yosys-smtbmc z3 pkg-config gnuplot
-DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf gnuplot-nox
+DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf gnuplot-nox \
+                clang libclang-rt-dev
 
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
-.PHONY: all deps sim test lint formal regs check-regs bench bench-quick install clean examples wave plot
+.PHONY: all deps sim test lint formal regs check-regs bench bench-quick fuzz install clean examples wave plot
 # Keep objects that pattern chains would otherwise delete and rebuild each run.
 .SECONDARY:
 all: $(BUILD)/tw-sim
@@ -88,7 +90,7 @@ check-regs:
 	@python3 tools/gen_regs.py --check rtl/tw_regs.toml $(REGS_OUT)
 
 # ------------------------------------------------------------------ C code
-$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) | $(BUILD)/.deps
+$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) $(wildcard tests/*.h) | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -235,9 +237,27 @@ bench: $(BENCH_BINS) | $(BUILD)/.deps
 bench-quick: $(BENCH_BINS) | $(BUILD)/.deps
 	@BUILD=$(BUILD) sh bench/run.sh --quick
 
+# ------------------------------------------------------------------ fuzz
+# libFuzzer targets on the driver: fuzz-api (the API on the C model, with an
+# oracle) and fuzz-device (a hostile device). make test runs each briefly
+# over its corpus in tests/fuzz/corpus/ when clang is installed.
+FUZZ_CC    ?= clang
+FUZZ_FLAGS := -g -O1 -std=c11 -Wall -Wextra -Werror -Ihost -fsanitize=fuzzer,address,undefined \
+              -fno-sanitize-recover=undefined
+FUZZ_BINS  := $(BUILD)/fuzz/fuzz-api $(BUILD)/fuzz/fuzz-device
+HAVE_FUZZ_CC := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 1)
+
+$(BUILD)/fuzz/fuzz-api: tests/fuzz/fuzz_api.c host/tickwheel.c host/tw_model.c
+$(BUILD)/fuzz/fuzz-device: tests/fuzz/fuzz_device.c host/tickwheel.c
+$(FUZZ_BINS): tests/fuzz/fuzz_input.h host/tw_regs.h $(wildcard host/*.h) | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(filter %.c,$^) -o $@
+
+fuzz: $(FUZZ_BINS)
+
 # ------------------------------------------------------------------ tests
 TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
-               $(BUILD)/tests/test_lockstep.o \
+               $(BUILD)/tests/test_lockstep.o $(BUILD)/tests/test_faults.o $(BUILD)/tests/tw_faultdev.o \
                $(BUILD)/libtickwheel.a
 
 $(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,%)
@@ -260,7 +280,7 @@ lint: | $(BUILD)/.deps
 formal: | $(BUILD)/.deps
 	@sh tests/formal/run.sh $(BUILD)/formal
 
-test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(BENCH_BINS) | $(BUILD)/.deps
+test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(BENCH_BINS) $(if $(HAVE_FUZZ_CC),$(FUZZ_BINS)) | $(BUILD)/.deps
 	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) FORMAL=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
 
 clean:
@@ -290,7 +310,7 @@ FPGA_RTL            := rtl/tw_spi_top.v rtl/tw_spi.v rtl/tw_core.v rtl/tw_bitmap
 fpga_dir             = $(FPGA_OUT)/$1/$(FPGA_MHZ_$1)mhz_s$(FPGA_SEED)/$2
 FPGA_RESULTS        := $(foreach b,$(FPGA_BOARDS),$(foreach g,$(FPGA_SWEEP),$(call fpga_dir,$b,$g)))
 # The tools make deps must see (their packages are in DEB_PACKAGES already).
-TOOLS               += nextpnr-ice40 icepack icetime icepll
+TOOLS               += nextpnr-ice40 icepack icetime icepll clang
 
 .PHONY: fpga fpga-all fpga-clean
 fpga: | $(BUILD)/.deps

@@ -149,30 +149,38 @@ static uint64_t next_visit(const tw_wheel *w, size_t idx, uint64_t h)
     return v <= h ? v + revolution : v;
 }
 
-/* The 64-bit tick nearest `ref` whose low 48 bits are `t48`. */
+/* The 64-bit tick nearest `ref` whose low 48 bits are `t48`, kept inside
+ * 64-bit time at both ends (a device value must not wrap the driver's time). */
 static uint64_t extend_tick(uint64_t ref, uint64_t t48)
 {
     uint64_t diff = (t48 - ref) & TICK_MASK;
-    if (diff & (UINT64_C(1) << 47))
-        return ref - ((UINT64_C(1) << 48) - diff);
-    return ref + diff;
+    uint64_t back = (UINT64_C(1) << 48) - diff;
+    if ((diff & (UINT64_C(1) << 47)) && ref >= back)
+        return ref - back;
+    return ref + diff < ref ? UINT64_MAX : ref + diff;
 }
 
 /* -------------------------------------------------------------- device */
 
+/* A failed access may still have happened (a lost answer): whatever it
+ * was, the next resync rebuilds the chip's view from the driver's lists. */
 static int reg_read(tw_wheel *w, uint32_t addr, uint32_t *v)
 {
     int rc = tw_dev_read(w->dev, addr, v);
-    if (rc < 0)
+    if (rc < 0) {
         w->need_resync = 1;
+        w->stats.bus_errors++;
+    }
     return rc;
 }
 
 static int reg_write(tw_wheel *w, uint32_t addr, uint32_t v)
 {
     int rc = tw_dev_write(w->dev, addr, v);
-    if (rc < 0)
+    if (rc < 0) {
         w->need_resync = 1;
+        w->stats.bus_errors++;
+    }
     return rc;
 }
 
@@ -197,7 +205,16 @@ static int read_chip_now(tw_wheel *w, uint64_t *now)
     return 0;
 }
 
-/* Real time: bring w->now up to the chip's time. Time never goes back. */
+/* The chip has lost its state: rebuild it before trusting it again. */
+static void chip_lost(tw_wheel *w)
+{
+    if (!w->chip_reset)
+        w->stats.chip_resets++;
+    w->chip_reset = 1;
+}
+
+/* Real time: bring w->now up to the chip's time. Time never goes back: a
+ * chip behind the driver has been reset, and is rebuilt before it is used. */
 static int sync_now(tw_wheel *w)
 {
     uint64_t t;
@@ -209,6 +226,8 @@ static int sync_now(tw_wheel *w)
         return rc;
     if (t > w->now)
         w->now = t;
+    else if (t < w->now)
+        chip_lost(w);
     return 0;
 }
 
@@ -342,13 +361,15 @@ static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
     else
         w->pending++;
     t->deadline = deadline;
-    /* On a bus error the timer is still queued; need_resync re-arms it. */
-    return insert(w, t);
+    /* Queued: a failed arm is not the caller's error. need_resync makes the
+     * next service, advance or ticks_until_next re-arm it (bus_errors counts). */
+    (void)insert(w, t);
+    return 0;
 }
 
 int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
 {
-    uint64_t deadline;
+    uint64_t deadline = 0;
     int rc = start_prologue(w, t);
     if (rc == 0)
         rc = deadline_after(w, ticks, &deadline);
@@ -430,6 +451,8 @@ static int handle_slot(tw_wheel *w, size_t idx)
         size_t to;
         next = l->next;
         if (t->deadline <= w->now) {
+            if (t->deadline < w->now)
+                w->stats.late_fires++;
             list_unlink(l);
             list_append(&w->expired, l);
             t->where = WHERE_EXPIRED;
@@ -472,8 +495,12 @@ static int resync(tw_wheel *w)
     w->stats.resyncs++;
     w->need_resync = 0;
     for (idx = 0; idx < w->nslots; idx++) {
-        if (list_empty(&w->slots[idx]))
+        if (list_empty(&w->slots[idx])) {
+            /* The chip's bit is unknown after a failed CLEAR: forget it, so
+             * the next timer placed here arms it again. */
+            w->armed[idx / 64] &= ~(UINT64_C(1) << (idx % 64));
             continue;
+        }
         int r = handle_slot(w, idx);
         if (r == 0 && !list_empty(&w->slots[idx]))
             r = arm_slot(w, idx, next_visit(w, idx, w->now));
@@ -485,11 +512,41 @@ static int resync(tw_wheel *w)
     return rc;
 }
 
-/* Reads and handles every event in the chip's FIFO. Returns the number handled. */
+/* Can the chip have reached `tick`? In virtual time, only ticks it was asked
+ * for (or may have been: an unconfirmed ADVANCE); in real time, only ticks up
+ * to its clock, read again when an event is past the last reading. An event
+ * from the future would fire timers early, so it is refused. */
+static int tick_reached(tw_wheel *w, uint64_t tick, uint64_t *bound)
+{
+    uint64_t t;
+    if (tick <= *bound)
+        return 1;
+    if (w->source == TW_TIME_VIRTUAL)
+        return 0;
+    int rc = read_chip_now(w, &t);
+    if (rc < 0)
+        return rc;
+    *bound = t;
+    return tick <= t;
+}
+
+/* Reads and handles the events in the chip's FIFO. Returns the number
+ * handled. A FIFO that never empties is either a chip outpacing the host (real
+ * time: stop here, the next service goes on) or a broken device (virtual
+ * time holds the chip on each tick with events, so the bound is generous). */
 static int drain_events(tw_wheel *w)
 {
     int handled = 0;
+    int limit = (int)((2u << w->geo.fifo_log2) * (w->geo.levels + 1) + 16);
+    uint64_t bound = w->source == TW_TIME_VIRTUAL ? w->adv_issued + w->adv_unsure : w->now;
     for (;;) {
+        if (handled >= limit) {
+            if (w->source != TW_TIME_VIRTUAL)
+                return handled;
+            w->stats.bad_events++;
+            w->need_resync = 1;
+            return TW_EDEVICE;
+        }
         uint32_t info, lo;
         int rc = reg_read(w, TW_REG_EVT_INFO, &info);
         if (rc < 0)
@@ -504,8 +561,10 @@ static int drain_events(tw_wheel *w)
         unsigned level = TW_GET(TW_EVT_INFO_LEVEL, info);
         uint32_t slot = TW_GET(TW_EVT_INFO_SLOT, info);
         uint64_t tick = extend_tick(w->now, ((uint64_t)TW_GET(TW_EVT_INFO_TICK_HI, info) << 32) | lo);
-        if (level >= w->geo.levels || slot > w->slot_mask ||
-            (w->source == TW_TIME_VIRTUAL && tick > w->adv_issued)) {
+        int reached = tick_reached(w, tick, &bound);
+        if (reached < 0)
+            return reached;
+        if (level >= w->geo.levels || slot > w->slot_mask || !reached) {
             /* Never used as an index; the event it replaced may be real. */
             w->stats.bad_events++;
             w->need_resync = 1;
@@ -563,14 +622,127 @@ static int check_status(tw_wheel *w)
     return 0;
 }
 
+/* The chip state tw_init sets up: clock stopped, bitmap clear, stale events
+ * dropped, flags cleared, prescaler, coalescing and search horizon written. */
+static int chip_setup(tw_wheel *w)
+{
+    int rc = reg_write(w, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, 3));
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_CMD, TW_PUT(TW_CMD_OP, CMD_CLEAR_ALL));
+    /* Drop stale events; with the clock stopped no more come (bounded for a
+     * broken device that always shows one). */
+    for (unsigned n = 0; rc == 0 && n <= (1u << w->geo.fifo_log2) * (w->geo.levels + 1); n++) {
+        uint32_t info, lo;
+        rc = reg_read(w, TW_REG_EVT_INFO, &info);
+        if (rc < 0 || !TW_GET(TW_EVT_INFO_VALID, info))
+            break;
+        rc = reg_read(w, TW_REG_EVT_TICK, &lo);
+    }
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_STATUS, TW_STATUS_OVERFLOW_MASK | TW_STATUS_HOLD_MASK |
+                                             TW_STATUS_CMD_ERR_MASK);
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_PRESCALE, w->prescale);
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_COALESCE, w->coalesce);
+    w->horizon = UINT32_MAX;
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_SEARCH, w->horizon);
+    return rc;
+}
+
+/* Polls of STATUS while the chip jumps an empty stretch of virtual time: a
+ * next-busy search over an empty bitmap and one jump, two cycles a read. */
+static unsigned jump_polls(const tw_wheel *w)
+{
+    return w->geo.levels * ((1u << w->geo.slot_bits) / 2 + 2) + 16;
+}
+
+/* The chip was reset (its time went back, its CTRL lost what tw_init wrote,
+ * or virtual time ended somewhere else than asked): set it up again, run its
+ * clock forward in virtual time to the driver's last confirmed time, and
+ * re-arm every slot that holds a timer. Every visit after w->now is armed
+ * again, so none is lost; ticks a real-time chip missed while it was down are
+ * gone, and timers due in them fire late (counted in late_fires). */
+static int rebuild_chip(tw_wheel *w)
+{
+    uint32_t st = 0;
+    uint64_t t;
+    int rc;
+    w->need_resync = 1;
+    memset(w->armed, 0, (w->nslots + 63) / 64 * sizeof(uint64_t));
+    w->arm_hi_known = 0;
+    rc = chip_setup(w);
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, TW_TIME_VIRTUAL));
+    /* At most 2^48 / ADVANCE_CHUNK jumps, each over an empty bitmap. */
+    for (unsigned jumps = 0; rc == 0; jumps++) {
+        rc = read_chip_now(w, &t);
+        if (rc < 0)
+            break;
+        uint64_t behind = (w->now - t) & TICK_MASK;
+        if (behind == 0)
+            break;
+        if (jumps > (TICK_MASK / ADVANCE_CHUNK) + 2) {
+            rc = TW_ETIMEDOUT;
+            break;
+        }
+        rc = reg_write(w, TW_REG_ADVANCE, (uint32_t)(behind < ADVANCE_CHUNK ? behind : ADVANCE_CHUNK));
+        for (unsigned polls = 0; rc == 0; polls++) {
+            rc = reg_read(w, TW_REG_STATUS, &st);
+            if (rc < 0 || !TW_GET(TW_STATUS_ADVANCING, st))
+                break;
+            if (polls > jump_polls(w))
+                rc = TW_ETIMEDOUT;
+        }
+    }
+    if (rc < 0)
+        return rc; /* chip_reset stays set: the next call tries again */
+    w->adv_issued = w->now;
+    w->adv_unsure = 0;
+    rc = resync(w);
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_CTRL, w->ctrl);
+    /* Done only once CTRL is back; a reset while this ran would undo part
+     * of it, and then the chip's time has gone back. */
+    if (rc == 0) {
+        w->chip_reset = 0;
+        rc = sync_now(w);
+    }
+    if (rc == 0 && w->chip_reset)
+        rc = TW_EDEVICE; /* the next call rebuilds again */
+    if (rc < 0)
+        w->need_resync = 1;
+    return rc;
+}
+
 static int recover_if_needed(tw_wheel *w)
 {
     int rc;
-    if (!w->need_resync)
+    if (!w->need_resync && !w->chip_reset)
         return 0;
     rc = sync_now(w);
+    if (rc == 0 && w->chip_reset)
+        return rebuild_chip(w);
     if (rc == 0)
         rc = resync(w);
+    return rc;
+}
+
+/* Real time: a chip that was reset has stopped ticking, cleared its bitmap
+ * and masked its interrupt, so it would never report another timer. Its
+ * CTRL no longer reads what tw_init wrote, and its time has gone back. */
+static int check_alive(tw_wheel *w)
+{
+    uint32_t ctrl;
+    int rc = reg_read(w, TW_REG_CTRL, &ctrl);
+    if (rc < 0)
+        return rc;
+    if (ctrl != w->ctrl)
+        chip_lost(w);
+    rc = sync_now(w);
+    if (rc == 0 && w->chip_reset)
+        rc = rebuild_chip(w);
     return rc;
 }
 
@@ -582,7 +754,9 @@ int tw_service(tw_wheel *w, unsigned budget)
     if (w->in_callbacks)
         return TW_ESTATE;
     if (w->source != TW_TIME_VIRTUAL) {
-        rc = check_status(w);
+        rc = check_alive(w);
+        if (rc == 0)
+            rc = check_status(w);
         if (rc < 0)
             return rc;
     }
@@ -595,9 +769,29 @@ int tw_service(tw_wheel *w, unsigned budget)
     return run_callbacks(w, budget);
 }
 
+/* Virtual time, the chip stopped: is it where the driver sent it? A chip
+ * that was reset is elsewhere; an ADVANCE write whose answer was lost may or
+ * may not have happened, and the chip's time tells which. Returns 1 if the
+ * chip had to be rebuilt (w->now is then the last confirmed time). */
+static int confirm_advanced(tw_wheel *w)
+{
+    uint64_t t;
+    int rc = read_chip_now(w, &t);
+    if (rc < 0)
+        return rc;
+    if (w->adv_unsure && t == w->adv_issued + w->adv_unsure)
+        w->adv_issued = t;
+    w->adv_unsure = 0;
+    if (t == w->adv_issued)
+        return 0;
+    chip_lost(w);
+    rc = rebuild_chip(w);
+    return rc < 0 ? rc : 1;
+}
+
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
 {
-    unsigned ran = 0;
+    unsigned ran = 0, rebuilds = 0;
     uint64_t slice = ADVANCE_SLICE_MIN, waited = 0;
     int rc;
     if (!w || !w->slots || budget == 0)
@@ -637,23 +831,31 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
                 return rc;
         }
         if (!TW_GET(TW_STATUS_ADVANCING, st)) {
-            /* Every tick asked for is taken and handled: the chip is there. */
-            w->now = w->adv_issued;
-            if (w->adv_issued == w->adv_target) {
-                uint64_t t;
-                rc = read_chip_now(w, &t);
+            /* Every tick asked for is taken and handled: the chip should be
+             * there. Checked whenever ticks were asked for since the last
+             * check (an event on the last tick already showed it there). */
+            if (w->now != w->adv_issued || w->adv_unsure) {
+                rc = confirm_advanced(w);
                 if (rc < 0)
                     return rc;
-                if (t != w->adv_target)
-                    return TW_EDEVICE;
-                return (int)ran;
+                if (rc > 0) {
+                    /* A chip that keeps losing its time is broken, not reset. */
+                    if (++rebuilds > 2)
+                        return TW_EDEVICE;
+                    continue;
+                }
             }
+            w->now = w->adv_issued;
+            if (w->adv_issued == w->adv_target)
+                return (int)ran;
             uint64_t chunk = w->adv_target - w->adv_issued;
             if (chunk > ADVANCE_CHUNK)
                 chunk = ADVANCE_CHUNK;
             rc = reg_write(w, TW_REG_ADVANCE, (uint32_t)chunk);
-            if (rc < 0)
+            if (rc < 0) {
+                w->adv_unsure = chunk;
                 return rc;
+            }
             w->adv_issued += chunk;
             slice = ADVANCE_SLICE_MIN;
             waited = 0;
@@ -706,11 +908,18 @@ int tw_ticks_until_next(tw_wheel *w, uint64_t cap, uint64_t *ticks)
     if (!w || !w->slots || !ticks)
         return TW_EINVAL;
     *ticks = 0;
+    rc = recover_if_needed(w); /* the chip's answer must cover every timer */
+    if (rc < 0)
+        return rc;
     if (!list_empty(&w->expired))
         return 0; /* callbacks are due now */
     rc = sync_now(w);
+    if (rc == 0 && w->chip_reset)
+        rc = rebuild_chip(w);
     if (rc < 0)
         return rc;
+    if (!list_empty(&w->expired))
+        return 0;
     horizon = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     if (horizon != w->horizon) {
         rc = reg_write(w, TW_REG_SEARCH, horizon);
@@ -799,7 +1008,6 @@ size_t tw_mem_size(const tw_geometry *geo)
 int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_config *cfg)
 {
     tw_geometry geo;
-    uint32_t ctrl;
     size_t i;
     int rc;
     if (!w || !dev || !mem || !cfg || cfg->source > TW_TIME_EXTERNAL || cfg->coarse_shift > 16)
@@ -826,29 +1034,14 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
     memset(w->armed, 0, (w->nslots + 63) / 64 * sizeof(uint64_t));
     list_init(&w->expired);
 
+    w->ctrl = TW_PUT(TW_CTRL_TICK_SRC, cfg->source) | TW_CTRL_IRQ_EN_MASK |
+              (cfg->source == TW_TIME_VIRTUAL ? TW_CTRL_VHOLD_MASK : 0);
+    w->prescale = cfg->prescale;
+    w->coalesce = TW_PUT(TW_COALESCE_THRESH, cfg->irq_threshold) |
+                  TW_PUT(TW_COALESCE_HOLDOFF, cfg->irq_holdoff);
+
     /* Stop the clock, forget old state, then start the chosen source. */
-    ctrl = TW_PUT(TW_CTRL_TICK_SRC, 3);
-    rc = tw_dev_write(dev, TW_REG_CTRL, ctrl);
-    if (rc == 0)
-        rc = tw_dev_write(dev, TW_REG_CMD, TW_PUT(TW_CMD_OP, CMD_CLEAR_ALL));
-    while (rc == 0) { /* drop stale events */
-        uint32_t info, lo;
-        rc = tw_dev_read(dev, TW_REG_EVT_INFO, &info);
-        if (rc < 0 || !TW_GET(TW_EVT_INFO_VALID, info))
-            break;
-        rc = tw_dev_read(dev, TW_REG_EVT_TICK, &lo);
-    }
-    if (rc == 0)
-        rc = tw_dev_write(dev, TW_REG_STATUS, TW_STATUS_OVERFLOW_MASK | TW_STATUS_HOLD_MASK |
-                                                  TW_STATUS_CMD_ERR_MASK);
-    if (rc == 0)
-        rc = tw_dev_write(dev, TW_REG_PRESCALE, cfg->prescale);
-    if (rc == 0)
-        rc = tw_dev_write(dev, TW_REG_COALESCE, TW_PUT(TW_COALESCE_THRESH, cfg->irq_threshold) |
-                                                    TW_PUT(TW_COALESCE_HOLDOFF, cfg->irq_holdoff));
-    w->horizon = UINT32_MAX;
-    if (rc == 0)
-        rc = tw_dev_write(dev, TW_REG_SEARCH, w->horizon);
+    rc = chip_setup(w);
     if (rc == 0) {
         uint32_t left;
         rc = tw_dev_read(dev, TW_REG_ADVANCE, &left);
@@ -864,7 +1057,7 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
     if (rc < 0)
         return rc;
     w->adv_target = w->adv_issued = w->now;
-    ctrl = TW_PUT(TW_CTRL_TICK_SRC, cfg->source) | TW_CTRL_IRQ_EN_MASK |
-           (cfg->source == TW_TIME_VIRTUAL ? TW_CTRL_VHOLD_MASK : 0);
-    return tw_dev_write(dev, TW_REG_CTRL, ctrl);
+    w->stats = (tw_stats){0};
+    w->need_resync = 0;
+    return tw_dev_write(dev, TW_REG_CTRL, w->ctrl);
 }

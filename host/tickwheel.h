@@ -86,6 +86,9 @@ typedef struct tw_stats {
     uint64_t lazy_rearms;     /* re-arms to a later deadline, left in place */
     uint64_t range_kept;      /* range starts already satisfied */
     uint64_t arms, clears;    /* bitmap commands sent */
+    uint64_t bus_errors;      /* failed register accesses (each repaired by a resync) */
+    uint64_t chip_resets;     /* chip found reset (time went back, CTRL lost): rebuilt */
+    uint64_t late_fires;      /* timers found due after their tick (real-time latency or a fault) */
 } tw_stats;
 
 typedef struct tw_wheel {
@@ -108,6 +111,10 @@ typedef struct tw_wheel {
     int need_resync;        /* a bus error or bad event: sweep before trusting events */
     size_t pending;         /* timers started and not yet fired or stopped */
     tw_stats stats;
+    /* What tw_init configured, to set a chip up again after it was reset. */
+    uint32_t ctrl, prescale, coalesce;
+    int chip_reset;         /* the chip lost its state: rebuild before trusting it */
+    uint64_t adv_unsure;    /* virtual time: an ADVANCE write that may have happened */
 } tw_wheel;
 
 const char *tw_strerror(int err);

@@ -53,8 +53,16 @@ typedef struct tw_vl_spi_config {
     tw_sim_config sim;       /* geometry check, as for tw_vl_open */
     unsigned half_period;    /* system clocks per half SCK period (>= 4) */
     double corrupt_rate;     /* probability that a frame gets one bit flipped */
-    uint64_t seed;           /* for the corruption and SCK phase jitter */
+    double drop_rate;        /* probability that a frame is cut short (CS_N rises
+                              * mid-request: nothing done) or its response is
+                              * lost (MISO floats high: the access happened) */
+    uint64_t seed;           /* for the faults and SCK phase jitter */
+    struct tw_vl_spi_faults *faults; /* optional: counts of faults injected */
 } tw_vl_spi_config;
+
+typedef struct tw_vl_spi_faults {
+    uint64_t flipped_bits, cut_requests, lost_responses;
+} tw_vl_spi_faults;
 /* The Verilated FPGA top (bridge + core), frames clocked through bit by bit. */
 int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg);
 /* Linux spidev (e.g. "/dev/spidev0.0"); irq_gpio < 0 polls STATUS instead. */

@@ -1,7 +1,9 @@
 // Verilated SPI backend: the board-independent FPGA top (rtl/tw_spi_top.v:
 // SPI bridge + core) with every frame clocked through it bit by bit, SPI
 // mode 0, so the driver's SPI path runs end to end. Optional fault
-// injection flips one bit of a frame, in the request or in the response.
+// injection flips one bit of a frame, in the request or in the response,
+// cuts a request short (CS_N rises before its CRC byte is in), or loses a
+// response (MISO floating high for the whole frame).
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -23,8 +25,12 @@ struct SpiChip {
     uint64_t cycles = 0;
     unsigned half_period = 4;
     double corrupt_rate = 0;
+    double drop_rate = 0;
     uint64_t rng = 1;
+    tw_vl_spi_faults *faults = nullptr;
 };
+
+bool happens(SpiChip *c, double rate);
 
 uint64_t next_random(SpiChip *c)
 {
@@ -60,18 +66,30 @@ int spi_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
         return TW_EINVAL;
     for (size_t i = 0; i < len; i++)
         out[i] = tx[i];
-    bool corrupt = c->corrupt_rate > 0 &&
-                   (double)(next_random(c) % 1000000) < c->corrupt_rate * 1e6;
+    bool corrupt = happens(c, c->corrupt_rate);
     bool in_request = corrupt && (next_random(c) & 1);
     size_t flip_bit = (size_t)(next_random(c) % (len * 8));
     if (in_request && flip_bit / 8 < 6) // the part of the frame the bridge reads
         out[flip_bit / 8] ^= (uint8_t)(0x80u >> (flip_bit % 8));
+    bool drop = happens(c, c->drop_rate);
+    bool cut = drop && (next_random(c) & 1);
+    // A cut frame ends before the last bit of byte 5: the bridge does nothing.
+    size_t cut_at_bit = cut ? (size_t)(next_random(c) % 47) : len * 8;
+    if (c->faults) {
+        c->faults->flipped_bits += corrupt;
+        c->faults->cut_requests += cut;
+        c->faults->lost_responses += drop && !cut;
+    }
 
     c->top->i_cs_n = 0;
     clock_cycles(c, half(c));
     for (size_t i = 0; i < len; i++) {
         uint8_t in = 0;
         for (int b = 7; b >= 0; b--) {
+            if (i * 8 + (size_t)(7 - b) >= cut_at_bit) { // CS_N is up: the rest floats high
+                in = (uint8_t)(in << 1 | 1u);
+                continue;
+            }
             c->top->i_mosi = (out[i] >> b) & 1u;
             clock_cycles(c, half(c));
             in = (uint8_t)(in << 1 | (c->top->o_miso & 1u)); // sampled at the rising edge
@@ -87,7 +105,15 @@ int spi_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
     clock_cycles(c, 2 * c->half_period);
     if (corrupt && !in_request)
         rx[flip_bit / 8] ^= (uint8_t)(0x80u >> (flip_bit % 8));
+    if (drop && !cut)
+        for (size_t i = 0; i < len; i++)
+            rx[i] = 0xFF;
     return 0;
+}
+
+bool happens(SpiChip *c, double rate)
+{
+    return rate > 0 && (double)(next_random(c) % 1000000) < rate * 1e6;
 }
 
 int spi_wait_irq(void *ctx, uint64_t max_cycles)
@@ -126,7 +152,8 @@ const tw_spi_transport vl_spi_transport = {
 
 extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
 {
-    if (!dev || !cfg || cfg->half_period < 4 || cfg->corrupt_rate < 0 || cfg->corrupt_rate > 1)
+    if (!dev || !cfg || cfg->half_period < 4 || cfg->corrupt_rate < 0 || cfg->corrupt_rate > 1 ||
+        cfg->drop_rate < 0 || cfg->drop_rate > 1)
         return TW_EINVAL;
     SpiChip *c = new (std::nothrow) SpiChip;
     if (!c)
@@ -138,6 +165,8 @@ extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
     }
     c->half_period = cfg->half_period;
     c->corrupt_rate = cfg->corrupt_rate;
+    c->drop_rate = cfg->drop_rate;
+    c->faults = cfg->faults;
     c->rng = cfg->seed;
     c->top->i_clk = 0;
     c->top->i_cs_n = 1;

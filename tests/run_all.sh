@@ -38,6 +38,13 @@ lines() { # command whose output carries ok/FAIL lines
     lines "$BUILD/tests/test-spi" --seed "$SEED"
     lines "$BUILD/tests/test-engines" --seed "$SEED"
     lines env BUILD="$BUILD" sh bench/run.sh --quick
+    for t in api device; do
+        if [ -x "$BUILD/fuzz/fuzz-$t" ]; then
+            lines sh tests/fuzz/run.sh "$BUILD/fuzz/fuzz-$t" "tests/fuzz/corpus/$t" "$t" 20 "$SEED"
+        else
+            echo "# fuzz/$t: skipped, clang is not installed (make deps installs it)"
+        fi
+    done
     step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
     lines sh tests/sim_cli.sh "$BUILD" "$SEED"
     step wave-layout-matches-trace sh -c "$BUILD/tw-sim $WAVE_ARGS --trace $BUILD/wave.fst &&

@@ -2,7 +2,7 @@
  * randomised oracle test on the C model and on the Verilated RTL, both with
  * the geometry this binary's RTL was built with.
  *
- *   test-L_B_F [--backend model|vl|all] [--suite driver|random|lockstep|all]
+ *   test-L_B_F [--backend model|vl|all] [--suite driver|random|lockstep|faults|all]
  *              [--seed N] [--ops N]
  *
  * The randomised test runs --ops operations on the RTL (default 100k) and ten
@@ -18,11 +18,12 @@
 int tw_driver_suite(const tw_backend *b);
 int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift);
 int tw_lockstep_run(const tw_backend *other, uint64_t seed, long ops);
+int tw_faults_suite(const tw_backend *b, uint64_t seed);
 
 static void usage(const char *prog)
 {
     fprintf(stderr,
-            "usage: %s [--backend model|vl|all] [--suite driver|random|lockstep|all] [--seed N] [--ops N]\n"
+            "usage: %s [--backend model|vl|all] [--suite driver|random|lockstep|faults|all] [--seed N] [--ops N]\n"
             "  replay a randomised failure with the seed it printed\n",
             prog);
     exit(2);
@@ -77,6 +78,8 @@ int main(int argc, char **argv)
             failed += !tw_random_run(&backends[k], seed, k == 0 ? 10 * ops : ops, NULL, 0);
         if (!strcmp(suite, "all") || !strcmp(suite, "random"))
             failed += !tw_random_run(&backends[k], seed + 2, ops, NULL, 3); /* coarse mode */
+        if (!strcmp(suite, "all") || !strcmp(suite, "faults"))
+            failed += tw_faults_suite(&backends[k], seed + 4);
     }
 
     /* The C model is the RTL cycle for cycle: the same workload must leave

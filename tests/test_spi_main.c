@@ -1,6 +1,7 @@
 /* The driver suite over SPI: the Verilated FPGA top (SPI bridge + core) with
  * the driver's frames clocked through it bit by bit, once on a clean link and
- * once with corrupted frames injected. Nothing may be lost or done twice.
+ * once on a noisy one that flips bits, cuts requests short and loses
+ * responses. Nothing may be lost or done twice.
  *
  *   test-spi [--seed N] [--ops N]
  */
@@ -17,6 +18,7 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary
 
 static uint64_t link_seed;
 static tw_spi_stats noisy_total;
+static tw_vl_spi_faults noisy_faults; /* injected over every noisy link opened */
 
 static int open_clean(tw_dev *dev, const tw_sim_config *cfg)
 {
@@ -24,10 +26,12 @@ static int open_clean(tw_dev *dev, const tw_sim_config *cfg)
     return tw_vl_spi_open(dev, &c);
 }
 
-/* One frame in 25 has a bit flipped, in the request or in the response. */
+/* One frame in 25 has a bit flipped, in the request or in the response; one
+ * in 50 is cut short or loses its response. */
 static int open_noisy(tw_dev *dev, const tw_sim_config *cfg)
 {
-    tw_vl_spi_config c = {.sim = *cfg, .half_period = 5, .corrupt_rate = 0.04, .seed = link_seed++};
+    tw_vl_spi_config c = {.sim = *cfg, .half_period = 5, .corrupt_rate = 0.04, .drop_rate = 0.02,
+                          .seed = link_seed++, .faults = &noisy_faults};
     return tw_vl_spi_open(dev, &c);
 }
 
@@ -52,7 +56,11 @@ static int noisy_frames_checked(void)
            (unsigned long long)st->frames, (unsigned long long)st->retries,
            (unsigned long long)st->rejected_requests, (unsigned long long)st->bad_responses,
            (unsigned)TW_GET(TW_SPI_ERRORS_COUNT, errs));
+    printf("# spi-noisy: the whole noisy run survived %llu flipped bits, %llu cut requests, %llu lost responses\n",
+           (unsigned long long)noisy_faults.flipped_bits, (unsigned long long)noisy_faults.cut_requests,
+           (unsigned long long)noisy_faults.lost_responses);
     ok = ok && st->retries > 0 && st->rejected_requests > 0 && st->bad_responses > 0 &&
+         noisy_faults.cut_requests > 0 && noisy_faults.lost_responses > 0 &&
          TW_GET(TW_SPI_ERRORS_COUNT, errs) >= st->rejected_requests;
     tw_dev_close(&dev);
     return ok;

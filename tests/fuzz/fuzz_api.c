@@ -1,0 +1,282 @@
+/* libFuzzer target: the driver API on the C model, in virtual time.
+ *
+ * The input is a program: a header picks the geometry and the mode, then each
+ * byte group is one call (start, stop, range start, advance, service, ticks
+ * until next, pending); callbacks read further bytes to decide what they do
+ * from inside service (restart themselves, start, stop or range-start others,
+ * try to re-enter service). An oracle beside the driver checks the guarantees:
+ * no timer fires before its deadline, and in exact mode it fires on it; none
+ * fires twice, after a stop, or is lost (at the end every deadline within
+ * reach is run to and must have fired); range starts land inside the range;
+ * coarse slack stays within its bound; tw_pending, tw_stop's result and
+ * tw_count_pending agree with the oracle; ticks_until_next never oversleeps.
+ * A violation aborts with a message (libFuzzer saves the input).
+ *
+ *   make fuzz                          builds build/fuzz/fuzz-api and fuzz-device
+ *   build/fuzz/fuzz-api tests/fuzz/corpus/api -max_total_time=600
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_input.h"
+#include "tickwheel.h"
+
+enum { NTIMERS = 16 };
+
+typedef struct oracle {
+    fuzz_input in;
+    tw_wheel w;
+    tw_dev dev;
+    tw_timer timers[NTIMERS];
+    int pending[NTIMERS];
+    uint64_t deadline[NTIMERS];
+    unsigned coarse_shift;
+    int depth; /* callbacks nested inside service/advance */
+} oracle;
+
+static oracle *the;
+
+#define FAIL(...) fuzz_fail("fuzz-api: " __VA_ARGS__)
+
+static const tw_sim_config geometries[] = {
+    {1, 4, 1, NULL}, {2, 4, 2, NULL}, {3, 3, 1, NULL}, {4, 2, 1, NULL},
+    {1, 6, 2, NULL}, {2, 5, 3, NULL}, {4, 3, 2, NULL}, {2, 2, 1, NULL},
+};
+
+static uint64_t now_of(oracle *o)
+{
+    uint64_t now = 0;
+    if (tw_now(&o->w, &now) < 0)
+        FAIL("tw_now failed on the C model");
+    return now;
+}
+
+/* Intervals: mostly short, some around level boundaries, a few huge. */
+static uint64_t interval(oracle *o)
+{
+    unsigned kind = fuzz_u8(&o->in);
+    switch (kind & 7) {
+    case 0: return 0;
+    case 1: case 2: case 3: return fuzz_u8(&o->in);
+    case 4: case 5: return fuzz_u16(&o->in);
+    case 6: return fuzz_u32(&o->in) >> (kind >> 3); /* up to 2^32 */
+    default: return UINT64_MAX - fuzz_u8(&o->in); /* the end of time: ERANGE or parked */
+    }
+}
+
+static void check_start(oracle *o, size_t i, uint64_t now, uint64_t ticks, int rc)
+{
+    if (ticks > UINT64_MAX - now) {
+        if (rc != TW_ERANGE)
+            FAIL("start of %llu ticks at %llu past the end of time: rc %d",
+                 (unsigned long long)ticks, (unsigned long long)now, rc);
+        return; /* the timer keeps its old state */
+    }
+    if (rc < 0)
+        FAIL("tw_start: %s", tw_strerror(rc));
+    uint64_t wanted = now + ticks, d = o->timers[i].deadline;
+    uint64_t slack = o->coarse_shift ? ticks / ((UINT64_C(1) << o->coarse_shift) - 1) : 0;
+    /* A lazy re-arm (exact mode) keeps the timer where it is with the new deadline. */
+    if (d < wanted || d - wanted > slack)
+        FAIL("timer %zu started for %llu at %llu got deadline %llu", i, (unsigned long long)ticks,
+             (unsigned long long)now, (unsigned long long)d);
+    o->pending[i] = 1;
+    o->deadline[i] = d;
+}
+
+static void do_start(oracle *o, size_t i)
+{
+    uint64_t ticks = interval(o), now = now_of(o);
+    check_start(o, i, now, ticks, tw_start(&o->w, &o->timers[i], ticks));
+}
+
+static void do_range(oracle *o, size_t i)
+{
+    uint64_t a = interval(o), span = interval(o), now = now_of(o);
+    uint64_t b = span > UINT64_MAX - a ? UINT64_MAX : a + span;
+    int was_inside = o->pending[i] && b <= UINT64_MAX - now && o->deadline[i] >= now + a &&
+                     o->deadline[i] <= now + b;
+    uint64_t before = o->timers[i].deadline;
+    int rc = tw_start_range(&o->w, &o->timers[i], a, b);
+    if (b > UINT64_MAX - now) {
+        if (rc != TW_ERANGE)
+            FAIL("range past the end of time: rc %d", rc);
+        return;
+    }
+    if (rc < 0)
+        FAIL("tw_start_range: %s", tw_strerror(rc));
+    uint64_t d = o->timers[i].deadline;
+    if (d < now + a || d > now + b || (was_inside && d != before))
+        FAIL("timer %zu range [%llu, %llu] at %llu: deadline %llu", i, (unsigned long long)a,
+             (unsigned long long)b, (unsigned long long)now, (unsigned long long)d);
+    o->pending[i] = 1;
+    o->deadline[i] = d;
+}
+
+static void do_stop(oracle *o, size_t i)
+{
+    int rc = tw_stop(&o->w, &o->timers[i]);
+    if (rc != o->pending[i])
+        FAIL("tw_stop(timer %zu) = %d, oracle pending %d", i, rc, o->pending[i]);
+    o->pending[i] = 0;
+}
+
+static void on_expiry(tw_timer *t, uint64_t now, void *arg)
+{
+    oracle *o = the;
+    size_t i = (size_t)(uintptr_t)arg;
+    (void)t;
+    if (!o->pending[i])
+        FAIL("timer %zu fired at %llu but is not pending (stopped or fired already)", i,
+             (unsigned long long)now);
+    /* Virtual time is exact in both modes: coarse mode moved the deadline. */
+    if (now != o->deadline[i])
+        FAIL("timer %zu fired at %llu, deadline %llu", i, (unsigned long long)now,
+             (unsigned long long)o->deadline[i]);
+    o->pending[i] = 0;
+    if (tw_pending(&o->timers[i]) != 0)
+        FAIL("timer %zu pending inside its own callback", i);
+    /* Re-entrant work, chosen by the input. */
+    unsigned n = fuzz_u8(&o->in) & 3;
+    for (unsigned k = 0; k < n && !fuzz_empty(&o->in); k++) {
+        unsigned op = fuzz_u8(&o->in);
+        size_t j = (op >> 3) % NTIMERS;
+        switch (op & 7) {
+        case 0: j = i; /* fall through: restart itself */
+        case 1: do_start(o, j); break;
+        case 2: do_stop(o, j); break;
+        case 3: do_range(o, j); break;
+        case 4:
+            if (tw_service(&o->w, 4) != TW_ESTATE || tw_advance(&o->w, 1, 4) != TW_ESTATE)
+                FAIL("service or advance from a callback did not refuse");
+            break;
+        default: break;
+        }
+    }
+}
+
+/* Every pending deadline at or before now must have fired. */
+static void check_nothing_due(oracle *o, uint64_t now)
+{
+    for (size_t i = 0; i < NTIMERS; i++)
+        if (o->pending[i] && o->deadline[i] <= now)
+            FAIL("timer %zu due at %llu still pending at %llu", i, (unsigned long long)o->deadline[i],
+                 (unsigned long long)now);
+}
+
+static void check_counts(oracle *o)
+{
+    size_t live = 0;
+    for (size_t i = 0; i < NTIMERS; i++) {
+        live += (size_t)o->pending[i];
+        if (tw_pending(&o->timers[i]) != o->pending[i])
+            FAIL("tw_pending(timer %zu) = %d, oracle %d", i, tw_pending(&o->timers[i]), o->pending[i]);
+    }
+    if (live != tw_count_pending(&o->w))
+        FAIL("tw_count_pending = %zu, oracle %zu", tw_count_pending(&o->w), live);
+}
+
+static void do_advance(oracle *o, uint64_t ticks, unsigned budget)
+{
+    uint64_t target = o->w.adv_target + ticks;
+    int rc = tw_advance(&o->w, ticks, budget);
+    if (rc < 0)
+        FAIL("tw_advance(%llu, %u): %s", (unsigned long long)ticks, budget, tw_strerror(rc));
+    if ((unsigned)rc > budget)
+        FAIL("tw_advance ran %d callbacks, budget %u", rc, budget);
+    uint64_t now = now_of(o);
+    if (now > target)
+        FAIL("time %llu past the target %llu", (unsigned long long)now, (unsigned long long)target);
+    /* Time stops early only when the budget ran out; then due timers wait. */
+    if (now == target && list_is_empty(&o->w.expired))
+        check_nothing_due(o, now);
+}
+
+static void do_ticks_until_next(oracle *o)
+{
+    uint64_t cap = interval(o), ticks = 0;
+    int rc = tw_ticks_until_next(&o->w, cap, &ticks);
+    if (rc < 0)
+        FAIL("tw_ticks_until_next: %s", tw_strerror(rc));
+    if (ticks > cap)
+        FAIL("ticks_until_next %llu over the cap %llu", (unsigned long long)ticks, (unsigned long long)cap);
+    uint64_t now = now_of(o);
+    for (size_t i = 0; i < NTIMERS; i++)
+        if (o->pending[i] && o->deadline[i] >= now && ticks > o->deadline[i] - now)
+            FAIL("ticks_until_next %llu sleeps past timer %zu due in %llu", (unsigned long long)ticks,
+                 i, (unsigned long long)(o->deadline[i] - now));
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static oracle o;
+    static void *mem;
+    memset(&o, 0, sizeof o);
+    fuzz_init(&o.in, data, size);
+    the = &o;
+
+    unsigned head = fuzz_u8(&o.in), mode = fuzz_u8(&o.in);
+    const tw_sim_config *g = &geometries[head % (sizeof geometries / sizeof geometries[0])];
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    o.coarse_shift = cfg.coarse_shift = (mode & 3) == 3 ? 1 + ((mode >> 2) & 3) : 0;
+    if (mode & 0x80)
+        cfg.epoch = 0xFFFF; /* the last epoch: the end of 64-bit time is near */
+    if (tw_model_open(&o.dev, g) < 0)
+        FAIL("cannot open the C model");
+    tw_geometry geo;
+    if (tw_probe(&o.dev, &geo) < 0)
+        FAIL("probe failed");
+    size_t need = tw_mem_size(&geo);
+    if (!mem)
+        mem = malloc(tw_mem_size(&(tw_geometry){4, 12, 1, 48}));
+    int rc = tw_init(&o.w, &o.dev, mem, need, &cfg);
+    if (rc < 0)
+        FAIL("tw_init: %s", tw_strerror(rc));
+    for (size_t i = 0; i < NTIMERS; i++)
+        tw_timer_init(&o.timers[i], on_expiry, (void *)(uintptr_t)i);
+
+    for (unsigned steps = 0; !fuzz_empty(&o.in) && steps < 400; steps++) {
+        unsigned op = fuzz_u8(&o.in);
+        size_t i = (op >> 4) % NTIMERS;
+        switch (op & 15) {
+        case 0: case 1: case 2: do_start(&o, i); break;
+        case 3: case 4: do_stop(&o, i); break;
+        case 5: case 6: do_range(&o, i); break;
+        case 7: case 8: do_advance(&o, fuzz_u8(&o.in), 1000); break;
+        case 9: do_advance(&o, fuzz_u16(&o.in), 1 + (fuzz_u8(&o.in) & 3)); break;
+        case 10: do_advance(&o, 0, 1 + (fuzz_u8(&o.in) & 3)); break;
+        case 11: {
+            rc = tw_service(&o.w, 1 + (fuzz_u8(&o.in) & 7));
+            if (rc < 0)
+                FAIL("tw_service: %s", tw_strerror(rc));
+            break;
+        }
+        case 12: do_ticks_until_next(&o); break;
+        case 13: check_counts(&o); break;
+        case 14: do_advance(&o, (uint64_t)fuzz_u16(&o.in) << (fuzz_u8(&o.in) & 3), 1000); break;
+        default: break;
+        }
+    }
+    check_counts(&o);
+    /* None lost: run every deadline within 2^16 ticks and check each fired
+     * (further ones may need a visit every 2^b ticks: too slow to fuzz). */
+    uint64_t now = now_of(&o), reach = now + (UINT64_C(1) << 16);
+    if (reach < now)
+        reach = UINT64_MAX;
+    uint64_t last = now;
+    for (size_t i = 0; i < NTIMERS; i++)
+        if (o.pending[i] && o.deadline[i] <= reach && o.deadline[i] > last)
+            last = o.deadline[i];
+    /* Callbacks restart timers (reading no more input now): a few rounds settle it. */
+    for (int round = 0; round < 8; round++) {
+        do_advance(&o, last > o.w.adv_target ? last - o.w.adv_target : 0, 100000);
+        if (list_is_empty(&o.w.expired) && o.w.now == o.w.adv_target)
+            break;
+    }
+    check_nothing_due(&o, now_of(&o));
+    check_counts(&o);
+    tw_dev_close(&o.dev);
+    return 0;
+}

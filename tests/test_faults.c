@@ -1,0 +1,392 @@
+/* Fault injection on the simulated chips (C model, Verilated RTL): failed bus
+ * transactions, made-up and impossible events, chip resets in the middle of a
+ * run, FIFO overflow storms and glitches on the external tick input. The
+ * driver must recover: no timer lost, none fired twice or early, and in
+ * virtual time every one still on its exact tick. Each test prints the faults
+ * it injected and the driver's counters that saw them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tw_faultdev.h"
+#include "tw_regs.h"
+#include "tw_test.h"
+
+enum { NT = 96 };
+
+typedef struct fault_oracle {
+    tw_fixture f;
+    tw_rng rng;
+    tw_timer timers[NT];
+    int pending[NT];
+    uint64_t deadline[NT];
+    int exact;           /* virtual time: every fire on its tick */
+    uint64_t max_ticks;  /* longest interval started */
+    uint64_t fired, late_ticks_max, api_errors;
+} fault_oracle;
+
+static fault_oracle *the_fo;
+
+static int fo_now(fault_oracle *o, uint64_t *now)
+{
+    int rc = -1;
+    for (int tries = 0; tries < 20 && rc < 0; tries++)
+        rc = tw_now(&o->f.wheel, now);
+    return rc;
+}
+
+static void fo_start(fault_oracle *o, size_t i, uint64_t ticks)
+{
+    uint64_t before;
+    if (fo_now(o, &before) < 0) {
+        o->api_errors++;
+        return;
+    }
+    int rc = tw_start(&o->f.wheel, &o->timers[i], ticks);
+    if (rc < 0) {
+        o->api_errors++; /* refused: the timer is as it was */
+        CHECK_EQ(tw_pending(&o->timers[i]), o->pending[i]);
+        return;
+    }
+    uint64_t d = o->timers[i].deadline;
+    if (d < before + ticks)
+        tw_test_fail(__FILE__, __LINE__, "timer %zu for %llu ticks at %llu: deadline %llu", i,
+                     (unsigned long long)ticks, (unsigned long long)before, (unsigned long long)d);
+    o->pending[i] = 1;
+    o->deadline[i] = d;
+}
+
+static void fo_on_expiry(tw_timer *t, uint64_t now, void *arg)
+{
+    fault_oracle *o = the_fo;
+    size_t i = (size_t)(uintptr_t)arg;
+    (void)t;
+    if (!o->pending[i] || now < o->deadline[i] || (o->exact && now != o->deadline[i]))
+        tw_test_fail(__FILE__, __LINE__, "timer %zu fired at %llu: pending=%d deadline=%llu", i,
+                     (unsigned long long)now, o->pending[i], (unsigned long long)o->deadline[i]);
+    if (now > o->deadline[i] && now - o->deadline[i] > o->late_ticks_max)
+        o->late_ticks_max = now - o->deadline[i];
+    o->pending[i] = 0;
+    o->fired++;
+    if (tw_rng_below(&o->rng, 4) == 0) /* re-arm from the callback */
+        fo_start(o, i, 1 + tw_rng_below(&o->rng, o->max_ticks));
+}
+
+static int fo_open(fault_oracle *o, const tw_backend *b, const tw_config *cfg, const tw_fault_plan *plan,
+                   uint64_t seed)
+{
+    memset(o, 0, sizeof *o);
+    the_fo = o;
+    o->rng.s = seed;
+    o->exact = cfg->source == TW_TIME_VIRTUAL;
+    tw_dev inner;
+    int rc = b->open(&inner, &b->cfg);
+    if (rc == 0)
+        rc = tw_faultdev_open(&o->f.dev, &inner, plan);
+    tw_geometry g;
+    if (rc == 0)
+        rc = tw_probe(&o->f.dev, &g);
+    if (rc == 0) {
+        o->f.mem = malloc(tw_mem_size(&g));
+        rc = o->f.mem ? tw_init(&o->f.wheel, &o->f.dev, o->f.mem, tw_mem_size(&g), cfg) : TW_ENOMEM;
+    }
+    for (size_t i = 0; i < NT; i++)
+        tw_timer_init(&o->timers[i], fo_on_expiry, (void *)(uintptr_t)i);
+    if (rc < 0)
+        tw_test_fail(__FILE__, __LINE__, "open: %s", tw_strerror(rc));
+    tw_faultdev_enable(&o->f.dev, 1);
+    return rc;
+}
+
+/* Everything due by the chip's time has fired; the driver's count agrees. */
+static void fo_check_end(fault_oracle *o)
+{
+    uint64_t now = 0;
+    CHECK_OK(fo_now(o, &now));
+    /* In real time the chip may just have reached a deadline: serve it. */
+    for (int k = 0; k < 4; k++)
+        CHECK(tw_service(&o->f.wheel, 1000) >= 0);
+    size_t live = 0;
+    for (size_t i = 0; i < NT; i++) {
+        if (o->pending[i] && o->deadline[i] <= now)
+            tw_test_fail(__FILE__, __LINE__, "timer %zu due at %llu lost (now %llu)", i,
+                         (unsigned long long)o->deadline[i], (unsigned long long)now);
+        CHECK_EQ(tw_pending(&o->timers[i]), o->pending[i]);
+        live += (size_t)o->pending[i];
+    }
+    CHECK_EQ(tw_count_pending(&o->f.wheel), live);
+}
+
+static void fo_report(fault_oracle *o, const char *what, const tw_backend *b)
+{
+    const tw_fault_counts *c = tw_faultdev_counts(&o->f.dev);
+    const tw_stats *s = &o->f.wheel.stats;
+    printf("# faults/%s/%s: injected %llu dropped requests, %llu lost responses, %llu spurious events, "
+           "%llu impossible events, %llu chip resets in %llu accesses; driver counted %llu bus errors, "
+           "%llu bad events, %llu resyncs, %llu chip resets, %llu overflows, %llu late fires "
+           "(latest by %llu ticks); %llu fired, %llu calls failed and were retried\n",
+           b->name, what, (unsigned long long)c->dropped_requests, (unsigned long long)c->lost_responses,
+           (unsigned long long)c->spurious_events, (unsigned long long)c->bad_events,
+           (unsigned long long)c->resets, (unsigned long long)c->accesses,
+           (unsigned long long)s->bus_errors, (unsigned long long)s->bad_events,
+           (unsigned long long)s->resyncs, (unsigned long long)s->chip_resets,
+           (unsigned long long)s->overflows, (unsigned long long)s->late_fires,
+           (unsigned long long)o->late_ticks_max, (unsigned long long)o->fired,
+           (unsigned long long)o->api_errors);
+}
+
+/* Every injected fault of a kind must have been seen by the driver. */
+static void fo_check_counted(fault_oracle *o)
+{
+    const tw_fault_counts *c = tw_faultdev_counts(&o->f.dev);
+    const tw_stats *s = &o->f.wheel.stats;
+    CHECK(s->bus_errors >= c->dropped_requests + c->lost_responses);
+    /* A reset while the driver is still rebuilding after another is, to the
+     * driver, one loss of state: at least one noticed, none imagined. */
+    CHECK(s->chip_resets > 0 && s->chip_resets <= c->resets);
+    /* An impossible event whose EVT_TICK read failed, or that a rebuild
+     * dropped as stale, is never judged; a reset chip adds some of its own. */
+    CHECK(s->bad_events > 0);
+    CHECK(c->dropped_requests > 0 && c->lost_responses > 0 && c->spurious_events > 0 &&
+          c->bad_events > 0 && c->resets > 0);
+}
+
+static const tw_fault_plan bus_plan = {
+    .drop_request_ppm = 1500, .lose_response_ppm = 1500, .spurious_ppm = 20000,
+    .bad_event_ppm = 15000, .reset_every = 8000,
+};
+
+static uint64_t fault_seed;
+
+/* Virtual time under every bus fault and resets: still exact. Failed calls
+ * are retried as an application would (tw_advance(w, 0, ...) goes on). */
+static void test_virtual_faults(const tw_backend *b)
+{
+    fault_oracle *o = malloc(sizeof *o);
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    tw_fault_plan plan = bus_plan;
+    plan.seed = fault_seed;
+    if (!o || fo_open(o, b, &cfg, &plan, fault_seed) < 0)
+        goto out;
+    tw_wheel *w = &o->f.wheel;
+    unsigned reach = w->geo.levels * w->geo.slot_bits;
+    o->max_ticks = UINT64_C(1) << (reach < 14 ? reach + 1 : 14);
+    for (int op = 0; op < 4000 && !tw_test_failed; op++) {
+        uint64_t r = tw_rng_below(&o->rng, 10);
+        size_t i = tw_rng_below(&o->rng, NT);
+        if (r < 4) {
+            fo_start(o, i, tw_rng_below(&o->rng, o->max_ticks));
+        } else if (r < 5) {
+            CHECK_EQ(tw_stop(w, &o->timers[i]), o->pending[i]);
+            o->pending[i] = 0;
+        } else {
+            int rc = tw_advance(w, 1 + tw_rng_below(&o->rng, 64), 1000);
+            for (int tries = 0; rc < 0 && tries < 200; tries++) {
+                o->api_errors++;
+                rc = tw_advance(w, 0, 1000);
+            }
+            if (rc < 0)
+                tw_test_fail(__FILE__, __LINE__, "tw_advance failed 200 times: %s (now %llu, issued %llu, target %llu)",
+                             tw_strerror(rc), (unsigned long long)w->now, (unsigned long long)w->adv_issued,
+                             (unsigned long long)w->adv_target);
+            if (rc >= 0 && w->now == w->adv_target)
+                for (size_t k = 0; k < NT; k++)
+                    if (o->pending[k] && o->deadline[k] <= w->now)
+                        tw_test_fail(__FILE__, __LINE__, "timer %zu due at %llu still pending at %llu", k,
+                                     (unsigned long long)o->deadline[k], (unsigned long long)w->now);
+        }
+    }
+    /* Clean bus: run every remaining deadline. */
+    tw_faultdev_enable(&o->f.dev, 0);
+    uint64_t last = w->adv_target;
+    for (size_t k = 0; k < NT; k++)
+        if (o->pending[k] && o->deadline[k] > last)
+            last = o->deadline[k];
+    CHECK_OK(tw_advance_to(w, last, 100000));
+    fo_check_end(o);
+    fo_check_counted(o);
+    CHECK_EQ(w->stats.late_fires, 0);
+    fo_report(o, "virtual_time", b);
+out:
+    if (o)
+        tw_fixture_close(&o->f);
+    free(o);
+}
+
+/* Serves the chip for `cycles` clock cycles, retrying failed services. */
+static void serve(fault_oracle *o, uint64_t cycles)
+{
+    uint64_t end = tw_dev_cycles(&o->f.dev) + cycles;
+    while (tw_dev_cycles(&o->f.dev) < end && !tw_test_failed) {
+        uint64_t left = end - tw_dev_cycles(&o->f.dev);
+        tw_dev_wait_irq(&o->f.dev, left < 5000 ? left : 5000);
+        if (tw_service(&o->f.wheel, 64) < 0)
+            o->api_errors++;
+    }
+}
+
+/* Real time (the prescaler) under the same faults. A reset loses the ticks
+ * the chip was down: timers due then fire late, never early, all counted. */
+static void test_realtime_faults(const tw_backend *b)
+{
+    fault_oracle *o = malloc(sizeof *o);
+    unsigned scale = b->time_scale ? b->time_scale : 1;
+    tw_config cfg = {.source = TW_TIME_INTERNAL, .prescale = 64 * scale - 1};
+    tw_fault_plan plan = bus_plan;
+    plan.seed = fault_seed + 1;
+    if (!o || fo_open(o, b, &cfg, &plan, fault_seed + 1) < 0)
+        goto out;
+    o->max_ticks = 300;
+    for (int round = 0; round < 300 && !tw_test_failed; round++) {
+        for (int k = 0; k < 3; k++)
+            fo_start(o, tw_rng_below(&o->rng, NT), 1 + tw_rng_below(&o->rng, o->max_ticks));
+        if (tw_rng_below(&o->rng, 8) == 0) {
+            size_t i = tw_rng_below(&o->rng, NT);
+            CHECK_EQ(tw_stop(&o->f.wheel, &o->timers[i]), o->pending[i]);
+            o->pending[i] = 0;
+        }
+        serve(o, 64 * (uint64_t)scale * (1 + tw_rng_below(&o->rng, 20)));
+    }
+    tw_faultdev_enable(&o->f.dev, 0);
+    o->max_ticks = 1; /* callbacks re-arm briefly from here */
+    serve(o, 64 * (uint64_t)scale * (o->max_ticks + 400));
+    fo_check_end(o);
+    fo_check_counted(o);
+    fo_report(o, "real_time", b);
+out:
+    if (o)
+        tw_fixture_close(&o->f);
+    free(o);
+}
+
+/* Overflow storms: a host that stalls again and again with its interrupt
+ * masked while hundreds of timers come due, so the FIFO overflows many times.
+ * Each time the driver rebuilds from its own lists: none lost or early; every
+ * fire after its tick is counted. */
+static void test_overflow_storm(const tw_backend *b)
+{
+    fault_oracle *o = malloc(sizeof *o);
+    unsigned scale = b->time_scale ? b->time_scale : 1;
+    tw_config cfg = {.source = TW_TIME_INTERNAL, .prescale = 32 * scale - 1};
+    tw_fault_plan plan = {.seed = fault_seed + 2};
+    if (!o || fo_open(o, b, &cfg, &plan, fault_seed + 2) < 0)
+        goto out;
+    uint32_t irq_on = o->f.wheel.ctrl, irq_off = irq_on & ~TW_CTRL_IRQ_EN_MASK;
+    uint32_t chip_overflows = 0;
+    o->max_ticks = 200;
+    for (int storm = 0; storm < 12 && !tw_test_failed; storm++) {
+        for (size_t i = 0; i < NT; i++)
+            if (!o->pending[i])
+                fo_start(o, i, 1 + tw_rng_below(&o->rng, o->max_ticks));
+        /* The stall: no service while every timer comes due. */
+        CHECK_OK(tw_dev_write(&o->f.dev, TW_REG_CTRL, irq_off));
+        tw_dev_wait_irq(&o->f.dev, 32 * (uint64_t)scale * (o->max_ticks + 50));
+        CHECK_OK(tw_dev_write(&o->f.dev, TW_REG_CTRL, irq_on));
+        serve(o, 32 * (uint64_t)scale * 20);
+    }
+    serve(o, 32 * (uint64_t)scale * (o->max_ticks + 50));
+    fo_check_end(o);
+    CHECK_OK(tw_dev_read(&o->f.dev, TW_REG_CNT_OVERFLOW, &chip_overflows));
+    CHECK(chip_overflows > 0);
+    CHECK(o->f.wheel.stats.overflows >= 6);
+    CHECK(o->f.wheel.stats.late_fires > 0);
+    printf("# faults/%s/overflow_storm: chip dropped %u events in 12 stalls; driver recovered "
+           "%llu overflows with %llu resyncs, %llu fired, %llu late fires (latest by %llu ticks)\n",
+           b->name, (unsigned)chip_overflows, (unsigned long long)o->f.wheel.stats.overflows,
+           (unsigned long long)o->f.wheel.stats.resyncs, (unsigned long long)o->fired,
+           (unsigned long long)o->f.wheel.stats.late_fires, (unsigned long long)o->late_ticks_max);
+out:
+    if (o)
+        tw_fixture_close(&o->f);
+    free(o);
+}
+
+/* Drives the external tick input at `level` for at least `cycles` clocks,
+ * serving interrupts meanwhile (bus cycles are clock cycles too). */
+static void ext_hold(fault_oracle *o, int level, uint64_t cycles)
+{
+    o->f.dev.ops->set_ext_tick(o->f.dev.ctx, level);
+    uint64_t end = tw_dev_cycles(&o->f.dev) + cycles;
+    while (tw_dev_cycles(&o->f.dev) < end) {
+        if (tw_dev_wait_irq(&o->f.dev, end - tw_dev_cycles(&o->f.dev)) > 0)
+            CHECK(tw_service(&o->f.wheel, 64) >= 0);
+    }
+}
+
+/* Glitches on the external tick input: one-clock pulses, bouncing edges and
+ * pulses too short for any clock edge to see. The chip counts one tick per
+ * rising edge its synchroniser samples, model and RTL alike; it cannot tell a
+ * glitch from a tick, so the test checks it counts exactly those, and that
+ * the driver, on the chip's time, loses none and fires none early. */
+static void test_ext_tick_glitches(const tw_backend *b)
+{
+    fault_oracle *o = malloc(sizeof *o);
+    tw_config cfg = {.source = TW_TIME_EXTERNAL};
+    tw_fault_plan plan = {.seed = fault_seed + 3};
+    uint64_t start = 0, end = 0, rises = 0, glitches = 0, bounces = 0, invisible = 0;
+    if (!o || fo_open(o, b, &cfg, &plan, fault_seed + 3) < 0)
+        goto out;
+    unsigned scale = b->time_scale ? b->time_scale : 1;
+    o->max_ticks = 100;
+    ext_hold(o, 0, 4);
+    CHECK_OK(fo_now(o, &start));
+    for (size_t i = 0; i < NT / 2; i++)
+        fo_start(o, i, 1 + tw_rng_below(&o->rng, o->max_ticks));
+    for (int n = 0; n < 400 && !tw_test_failed; n++) {
+        uint64_t kind = tw_rng_below(&o->rng, 4);
+        if (kind == 0) { /* a clean pulse */
+            ext_hold(o, 1, 2 + tw_rng_below(&o->rng, 8) * scale);
+            rises++;
+        } else if (kind == 1) { /* a glitch one clock wide */
+            ext_hold(o, 1, 1);
+            rises++;
+            glitches++;
+        } else if (kind == 2) { /* a bouncing edge: each bounce is seen */
+            uint64_t k = 2 + tw_rng_below(&o->rng, 3);
+            for (uint64_t j = 0; j < k; j++) {
+                ext_hold(o, 1, 1 + tw_rng_below(&o->rng, 2));
+                ext_hold(o, 0, 1 + tw_rng_below(&o->rng, 2));
+            }
+            ext_hold(o, 1, 3);
+            rises += k + 1;
+            bounces++;
+        } else { /* high and low again between two clock edges: never sampled */
+            o->f.dev.ops->set_ext_tick(o->f.dev.ctx, 1);
+            o->f.dev.ops->set_ext_tick(o->f.dev.ctx, 0);
+            invisible++;
+        }
+        ext_hold(o, 0, 1 + tw_rng_below(&o->rng, 6) * scale);
+    }
+    ext_hold(o, 0, 4); /* the synchroniser's last edge */
+    CHECK_OK(fo_now(o, &end));
+    CHECK_EQ(end - start, rises);
+    fo_check_end(o);
+    printf("# faults/%s/ext_tick_glitches: %llu rising edges driven (%llu one-clock glitches, %llu "
+           "bounces) and %llu sub-clock pulses: chip counted %llu ticks; %llu fired, %llu late fires\n",
+           b->name, (unsigned long long)rises, (unsigned long long)glitches, (unsigned long long)bounces,
+           (unsigned long long)invisible, (unsigned long long)(end - start), (unsigned long long)o->fired,
+           (unsigned long long)o->f.wheel.stats.late_fires);
+out:
+    if (o)
+        tw_fixture_close(&o->f);
+    free(o);
+}
+
+int tw_faults_suite(const tw_backend *b, uint64_t seed)
+{
+    static const struct {
+        const char *name;
+        void (*fn)(const tw_backend *);
+    } tests[] = {
+        {"virtual_time_bus_faults_resets", test_virtual_faults},
+        {"real_time_bus_faults_resets", test_realtime_faults},
+        {"overflow_storm", test_overflow_storm},
+        {"ext_tick_glitches", test_ext_tick_glitches},
+    };
+    int failed = 0;
+    printf("# faults/%s: seed=%llu\n", b->name, (unsigned long long)seed);
+    for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
+        fault_seed = seed + 10 * i;
+        failed += !tw_test_run("faults", tests[i].name, tests[i].fn, b);
+    }
+    return failed;
+}
