@@ -299,8 +299,8 @@ FPGA_BOARDS         := icebreaker hx8k
 FPGA_SWEEP          := 4_8 1_12 2_10 2_8 3_8 4_6
 FPGA_MHZ_icebreaker ?= 48
 FPGA_MHZ_hx8k       ?= 120
-# The geometry whose bitstream is the board's: the default chip does not fit the UP5K.
-FPGA_GEO_icebreaker ?= 4_6
+# The geometry whose bitstream is the board's: the default chip on both.
+FPGA_GEO_icebreaker ?= 4_8
 FPGA_GEO_hx8k       ?= 4_8
 FPGA_SEED           ?= 1
 FPGA_JOBS           ?= 2

@@ -195,8 +195,10 @@ def area_section(area, rows):
             a, c = fit
             md.append(f"Across the sweep ({board}, packed LCs against slots m·2^b) the chip costs about "
                       f"**{c:.1f} LCs per slot** on top of a fixed {a:.0f} LCs (least-squares fit over "
-                      f"{len(pts)} builds): a flop per busy bit plus its share of the write decode and "
-                      f"of the two read multiplexers.")
+                      f"{len(pts)} builds): the busy bits themselves sit in EBR, so what grows with the "
+                      f"slots is a written-word flag per 16 slots and the EBRs. Levels of 64 slots or fewer "
+                      f"are too small for Yosys to put in EBR and stay in flops, which is why 4 × 64 is "
+                      f"larger than 4 × 256.")
             md.append("")
             break
     return md
@@ -326,13 +328,12 @@ def main():
 
     md.append("## Critical paths")
     md.append("")
-    md.append("The slowest register-to-register path of the first routed build per board, as the HDL "
+    md.append("The slowest register-to-register path of each board's own bitstream build, as the HDL "
               "signals it passes through (from nextpnr's log; nets Yosys renamed are left out). `entry` is "
               "the FIFO entry, whose top 48 bits are `now_next`; `n_events` feeds the event counters.")
     md.append("")
-    for board in dict.fromkeys(r["board"] for r in rows):
-        r = next((x for x in rows if x["board"] == board and x["fmax_mhz"]), None)
-        if r is None:
+    for board, _dst, r in bins:
+        if not r["fmax_mhz"]:
             continue
         cp = critical_path(os.path.join(r["dir"], "pnr.log"))
         if not cp or not cp["signals"]:
