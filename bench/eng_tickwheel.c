@@ -11,6 +11,13 @@
 #include "engine.h"
 #include "tickwheel.h"
 
+/* Bounded service, as a latency-minded event loop configures it: a call
+ * runs at most SERVICE_BUDGET callbacks and moves at most VISIT_BATCH timers
+ * out of visited slots, so no call does more than a few hundred timers'
+ * work (docs/performance.md, the worst service call of W1). */
+#define SERVICE_BUDGET 32u
+#define VISIT_BATCH 128u
+
 struct engine {
     engine_cb cb;
     void *ctx;
@@ -50,7 +57,7 @@ static void twe_destroy(engine *e)
 static engine *twe_create(uint32_t max_timers, engine_cb cb, void *ctx)
 {
     tw_sim_config chip = {.levels = 4, .slot_bits = 8, .fifo_log2 = 4, .trace = NULL};
-    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    tw_config cfg = {.source = TW_TIME_VIRTUAL, .visit_batch = VISIT_BATCH};
     tw_geometry geo;
     engine *e = calloc(1, sizeof *e);
     if (!e)
@@ -91,9 +98,16 @@ static int twe_stop(engine *e, uint32_t timer)
     return rc;
 }
 
+static int twe_advance_step(engine *e, uint64_t ticks)
+{
+    check(tw_advance(&e->wheel, ticks, SERVICE_BUDGET), "tw_advance");
+    return tw_work_pending(&e->wheel);
+}
+
 static void twe_advance(engine *e, uint64_t ticks)
 {
-    check(tw_advance(&e->wheel, ticks, UINT32_MAX), "tw_advance");
+    while (twe_advance_step(e, ticks))
+        ticks = 0;
 }
 
 static uint64_t twe_ticks_until_next(engine *e, uint64_t cap)
@@ -134,6 +148,7 @@ const engine_ops eng_tickwheel_ops = {
     .start_range = twe_start_range,
     .stop = twe_stop,
     .advance = twe_advance,
+    .advance_step = twe_advance_step,
     .ticks_until_next = twe_ticks_until_next,
     .now = twe_now,
     .memory = twe_memory,

@@ -36,6 +36,11 @@ typedef struct engine_ops {
     uint64_t (*start_range)(engine *e, uint32_t timer, uint64_t lo, uint64_t hi);
     int (*stop)(engine *e, uint32_t timer);
     void (*advance)(engine *e, uint64_t ticks);
+    /* Bounded service: advance() in steps of bounded work. Returns 1 if it
+     * stopped with work left (time held short of now + ticks; call again
+     * with 0 before anything else), 0 once there. NULL where the engine
+     * has no such mode (callers then use advance()). */
+    int (*advance_step)(engine *e, uint64_t ticks);
     /* Ticks until the next expiry (a lower bound is allowed), at most cap. */
     uint64_t (*ticks_until_next)(engine *e, uint64_t cap);
     uint64_t (*now)(const engine *e);

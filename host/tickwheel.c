@@ -74,6 +74,12 @@ static void list_unlink(tw_list *n)
     n->next = n->prev = n;
 }
 
+/* A slot visit spread over calls (visit_batch) is not finished. */
+static int visit_pending(const tw_wheel *w)
+{
+    return !list_empty(&w->visiting);
+}
+
 static tw_timer *timer_of(tw_list *l)
 {
     return (tw_timer *)((char *)l - offsetof(tw_timer, link));
@@ -269,6 +275,18 @@ static int clear_slot(tw_wheel *w, size_t idx)
 
 /* --------------------------------------------------------------- timers */
 
+/* A queued timer's links, checked before the driver follows them: its
+ * neighbours must point back at it. Costs two loads of the neighbours,
+ * which the unlink that follows needs anyway. */
+static int links_ok(const tw_timer *t)
+{
+    return t->link.next && t->link.prev && t->link.next->prev == &t->link &&
+           t->link.prev->next == &t->link;
+}
+
+/* The checks every call makes on a timer. Its links are checked where they
+ * are followed (links_ok before an unlink), so a start that leaves the
+ * timer where it is touches only the timer itself. */
 static int timer_check(const tw_wheel *w, const tw_timer *t)
 {
     if (!t)
@@ -278,9 +296,6 @@ static int timer_check(const tw_wheel *w, const tw_timer *t)
     if (t->where == WHERE_IDLE)
         return 0;
     if (w && t->where != WHERE_EXPIRED && t->where - WHERE_SLOT0 >= w->nslots)
-        return TW_ECORRUPT;
-    if (!t->link.next || !t->link.prev || t->link.next->prev != &t->link ||
-        t->link.prev->next != &t->link)
         return TW_ECORRUPT;
     return 0;
 }
@@ -303,6 +318,8 @@ int tw_pending(const tw_timer *t)
     int rc = timer_check(NULL, t);
     if (rc < 0)
         return rc;
+    if (t->where != WHERE_IDLE && !links_ok(t))
+        return TW_ECORRUPT;
     return t->where != WHERE_IDLE;
 }
 
@@ -348,18 +365,22 @@ static int deadline_after(const tw_wheel *w, uint64_t ticks, uint64_t *deadline)
 
 static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
 {
-    w->stats.started++;
     if (t->where >= WHERE_SLOT0 && deadline >= t->deadline && !w->coarse_shift) {
         /* Later deadline: the slot's next visit comes no later than the old
          * deadline, and that visit places the timer again. No bus traffic. */
         t->deadline = deadline;
+        w->stats.started++;
         w->stats.lazy_rearms++;
         return 0;
     }
-    if (t->where != WHERE_IDLE)
+    if (t->where != WHERE_IDLE) {
+        if (!links_ok(t))
+            return TW_ECORRUPT;
         list_unlink(&t->link);
-    else
+    } else {
         w->pending++;
+    }
+    w->stats.started++;
     t->deadline = deadline;
     /* Queued: a failed arm is not the caller's error. need_resync makes the
      * next service, advance or ticks_until_next re-arm it (bus_errors counts). */
@@ -425,11 +446,21 @@ int tw_stop(tw_wheel *w, tw_timer *t)
         return rc;
     if (t->where == WHERE_IDLE)
         return 0;
+    if (!links_ok(t))
+        return TW_ECORRUPT;
     list_unlink(&t->link);
     t->where = WHERE_IDLE;
     w->pending--;
     w->stats.stopped++;
     return 1;
+}
+
+int tw_work_pending(const tw_wheel *w)
+{
+    if (!w || !w->slots)
+        return 0;
+    return !list_empty(&w->expired) || visit_pending(w) ||
+           (w->source == TW_TIME_VIRTUAL && w->now != w->adv_target);
 }
 
 size_t tw_count_pending(const tw_wheel *w)
@@ -439,49 +470,85 @@ size_t tw_count_pending(const tw_wheel *w)
 
 /* ---------------------------------------------------------------- events */
 
-/* A visit of slot idx: fire what is due, move the rest to where it now belongs. */
-static int handle_slot(tw_wheel *w, size_t idx)
+/* One timer of a visited slot idx: fire it if due, else move it to where it
+ * now belongs (back to idx if the slot's next visit is still its moment). */
+static int visit_one(tw_wheel *w, size_t idx, tw_timer *t)
 {
-    tw_list *head = &w->slots[idx];
-    tw_list *l, *next;
-    int rc = 0;
-
-    for (l = head->next; l != head; l = next) {
-        tw_timer *t = timer_of(l);
-        size_t to;
-        next = l->next;
-        if (t->deadline <= w->now) {
-            if (t->deadline < w->now)
-                w->stats.late_fires++;
-            list_unlink(l);
-            list_append(&w->expired, l);
-            t->where = WHERE_EXPIRED;
-            continue;
-        }
-        /* Exact mode keeps a timer only for a visit at its very deadline;
-         * coarse mode keeps it for that visit however many revolutions off
-         * it is (at most 2^s + 1 looks, as placed). */
-        if (w->coarse_shift ? visit_at(w, idx, t->deadline)
-                            : next_visit(w, idx, w->now) == t->deadline)
-            continue;
-        to = place(w, t->deadline, w->now);
-        if (to == idx)
-            continue; /* a later revolution of this slot */
-        list_unlink(l);
-        w->stats.cascades++;
-        t->where = WHERE_SLOT0 + (uint32_t)to;
-        list_append(&w->slots[to], l);
-        if (!slot_armed(w, to)) {
-            int r = arm_slot(w, to, next_visit(w, to, w->now));
-            if (r < 0)
-                rc = r;
-        }
+    size_t to = idx;
+    list_unlink(&t->link);
+    if (t->deadline <= w->now) {
+        if (t->deadline < w->now)
+            w->stats.late_fires++;
+        list_append(&w->expired, &t->link);
+        t->where = WHERE_EXPIRED;
+        return 0;
     }
-    if (list_empty(head) && slot_armed(w, idx)) {
+    /* Exact mode keeps a timer only for a visit at its very deadline;
+     * coarse mode keeps it for that visit however many revolutions off
+     * it is (at most 2^s + 1 looks, as placed). */
+    if (!(w->coarse_shift ? visit_at(w, idx, t->deadline)
+                          : next_visit(w, idx, w->now) == t->deadline))
+        to = place(w, t->deadline, w->now); /* idx again: a later revolution */
+    list_append(&w->slots[to], &t->link);
+    if (to == idx)
+        return 0;
+    w->stats.cascades++;
+    t->where = WHERE_SLOT0 + (uint32_t)to;
+    return slot_armed(w, to) ? 0 : arm_slot(w, to, next_visit(w, to, w->now));
+}
+
+/* Goes on with the slot visit in progress, moving at most w->visit_left
+ * timers when visit_batch bounds the call (unbounded if `all`). Returns 1
+ * once the visit is finished, 0 if timers are left for the next call. The
+ * timers left keep their slot's `where`, so stop and re-arm work on them as
+ * on any queued timer; time does not move on until they are seen. */
+static int visit_continue(tw_wheel *w, int all, int *rc)
+{
+    size_t idx = w->visit_idx;
+    while (visit_pending(w)) {
+        if (!all && w->visit_batch && w->visit_left == 0) {
+            w->stats.visit_splits++;
+            return 0;
+        }
+        w->visit_left--;
+        tw_timer *t = timer_of(w->visiting.next);
+        /* A visit walks timers spread over the caller's memory: fetch the
+         * next one while this one is handled. */
+        __builtin_prefetch(t->link.next);
+        int r = visit_one(w, idx, t);
+        if (r < 0)
+            *rc = r;
+    }
+    if (list_empty(&w->slots[idx]) && slot_armed(w, idx)) {
         int r = clear_slot(w, idx);
         if (r < 0)
-            rc = r;
+            *rc = r;
     }
+    return 1;
+}
+
+/* A visit of slot idx: its timers move to the visit list in one step, so
+ * a visit can be spread over calls (visit_batch) while new timers placed
+ * in idx wait for its next visit. Returns as visit_continue. */
+static int visit_start(tw_wheel *w, size_t idx, int all, int *rc)
+{
+    tw_list *head = &w->slots[idx];
+    w->visit_idx = idx;
+    if (!list_empty(head)) {
+        w->visiting.next = head->next;
+        w->visiting.prev = head->prev;
+        head->next->prev = &w->visiting;
+        head->prev->next = &w->visiting;
+        list_init(head);
+    }
+    return visit_continue(w, all, rc);
+}
+
+/* A whole visit of slot idx at once: fire what is due, move the rest. */
+static int handle_slot(tw_wheel *w, size_t idx)
+{
+    int rc = 0;
+    (void)visit_start(w, idx, 1, &rc);
     return rc;
 }
 
@@ -494,6 +561,8 @@ static int resync(tw_wheel *w)
     int rc = 0;
     w->stats.resyncs++;
     w->need_resync = 0;
+    if (visit_pending(w))
+        (void)visit_continue(w, 1, &rc);
     for (idx = 0; idx < w->nslots; idx++) {
         if (list_empty(&w->slots[idx])) {
             /* The chip's bit is unknown after a failed CLEAR: forget it, so
@@ -539,6 +608,11 @@ static int drain_events(tw_wheel *w)
     int handled = 0;
     int limit = (int)((2u << w->geo.fifo_log2) * (w->geo.levels + 1) + 16);
     uint64_t bound = w->source == TW_TIME_VIRTUAL ? w->adv_issued + w->adv_unsure : w->now;
+    int rc = 0;
+    if (visit_pending(w) && !visit_continue(w, 0, &rc))
+        return rc < 0 ? rc : 0;
+    if (rc < 0)
+        return rc;
     for (;;) {
         if (handled >= limit) {
             if (w->source != TW_TIME_VIRTUAL)
@@ -548,7 +622,7 @@ static int drain_events(tw_wheel *w)
             return TW_EDEVICE;
         }
         uint32_t info, lo;
-        int rc = reg_read(w, TW_REG_EVT_INFO, &info);
+        rc = reg_read(w, TW_REG_EVT_INFO, &info);
         if (rc < 0)
             return rc;
         if (!TW_GET(TW_EVT_INFO_VALID, info))
@@ -577,9 +651,11 @@ static int drain_events(tw_wheel *w)
         size_t idx = ((size_t)level << w->geo.slot_bits) | slot;
         if (list_empty(&w->slots[idx]))
             w->stats.empty_events++;
-        rc = handle_slot(w, idx);
+        int done = visit_start(w, idx, 0, &rc);
         if (rc < 0)
             return rc;
+        if (!done)
+            return handled; /* the rest of the visit is the next call's */
     }
 }
 
@@ -753,6 +829,7 @@ int tw_service(tw_wheel *w, unsigned budget)
         return TW_EINVAL;
     if (w->in_callbacks)
         return TW_ESTATE;
+    w->visit_left = w->visit_batch;
     if (w->source != TW_TIME_VIRTUAL) {
         rc = check_alive(w);
         if (rc == 0)
@@ -801,6 +878,7 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
     if (ticks > UINT64_MAX - w->adv_target)
         return TW_ERANGE;
     w->adv_target += ticks;
+    w->visit_left = w->visit_batch;
 
     for (;;) {
         ran += (unsigned)run_callbacks(w, budget - ran);
@@ -810,6 +888,8 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
         rc = drain_events(w);
         if (rc < 0)
             return rc;
+        if (visit_pending(w)) /* visit_batch spent: the chip holds at w->now */
+            return (int)ran + run_callbacks(w, budget - ran);
         if (rc > 0)
             continue;
         rc = recover_if_needed(w);
@@ -911,8 +991,8 @@ int tw_ticks_until_next(tw_wheel *w, uint64_t cap, uint64_t *ticks)
     rc = recover_if_needed(w); /* the chip's answer must cover every timer */
     if (rc < 0)
         return rc;
-    if (!list_empty(&w->expired))
-        return 0; /* callbacks are due now */
+    if (!list_empty(&w->expired) || visit_pending(w))
+        return 0; /* callbacks or a visit's timers are due now */
     rc = sync_now(w);
     if (rc == 0 && w->chip_reset)
         rc = rebuild_chip(w);
@@ -1033,6 +1113,8 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
         list_init(&w->slots[i]);
     memset(w->armed, 0, (w->nslots + 63) / 64 * sizeof(uint64_t));
     list_init(&w->expired);
+    list_init(&w->visiting);
+    w->visit_batch = cfg->visit_batch;
 
     w->ctrl = TW_PUT(TW_CTRL_TICK_SRC, cfg->source) | TW_CTRL_IRQ_EN_MASK |
               (cfg->source == TW_TIME_VIRTUAL ? TW_CTRL_VHOLD_MASK : 0);

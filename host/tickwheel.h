@@ -72,6 +72,12 @@ typedef struct tw_config {
     unsigned coarse_shift;
     /* Bits 63:48 of the wheel's 64-bit time at start (the chip counts 48). */
     uint16_t epoch;
+    /* Bounded service for slots holding many timers: a call moves at most
+     * this many timers out of visited slots (fired, moved down a level, or
+     * re-placed after a lazy re-arm) and leaves the rest for the next call,
+     * with time held (virtual) and tw_work_pending() true. 0: no bound, a
+     * call finishes every visit it starts. */
+    unsigned visit_batch;
 } tw_config;
 
 typedef struct tw_stats {
@@ -89,6 +95,7 @@ typedef struct tw_stats {
     uint64_t bus_errors;      /* failed register accesses (each repaired by a resync) */
     uint64_t chip_resets;     /* chip found reset (time went back, CTRL lost): rebuilt */
     uint64_t late_fires;      /* timers found due after their tick (real-time latency or a fault) */
+    uint64_t visit_splits;    /* calls that left a slot visit for the next one (visit_batch) */
 } tw_stats;
 
 typedef struct tw_wheel {
@@ -115,6 +122,10 @@ typedef struct tw_wheel {
     uint32_t ctrl, prescale, coalesce;
     int chip_reset;         /* the chip lost its state: rebuild before trusting it */
     uint64_t adv_unsure;    /* virtual time: an ADVANCE write that may have happened */
+    tw_list visiting;       /* timers of the slot being visited, not yet looked at */
+    size_t visit_idx;       /* that slot */
+    unsigned visit_batch;   /* tw_config.visit_batch */
+    unsigned visit_left;    /* what the running call may still move */
 } tw_wheel;
 
 const char *tw_strerror(int err);
@@ -154,6 +165,10 @@ int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget);
 int tw_ticks_until_next(tw_wheel *w, uint64_t cap, uint64_t *ticks);
 /* The chip's current tick (read from the chip in real time). */
 int tw_now(tw_wheel *w, uint64_t *now);
+/* 1 if the last service or advance stopped with work left for the next
+ * call (callbacks due, a slot visit unfinished, or virtual time short of the
+ * tw_advance target), 0 if not. An event loop calls again while it is 1. */
+int tw_work_pending(const tw_wheel *w);
 /* Timers pending (in slots or expired, not yet called back). */
 size_t tw_count_pending(const tw_wheel *w);
 

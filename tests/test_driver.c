@@ -558,6 +558,66 @@ out:
     tw_fixture_close(&f);
 }
 
+/* visit_batch spreads a crowded slot's visit over calls: each call moves at
+ * most that many timers, time holds until the visit is done, and timers
+ * started or stopped meanwhile are treated as at any other time. */
+static void test_visit_batch(const tw_backend *b)
+{
+    enum { BATCH = 4, CROWD = 24 };
+    tw_fixture f;
+    tw_config cfg = {.source = TW_TIME_VIRTUAL, .visit_batch = BATCH};
+    probe direct[CROWD], cascading[CROWD], victim, newcomer;
+    if (tw_fixture_open_cfg(&f, b, &cfg) < 0) {
+        CHECK(0);
+        return;
+    }
+    tw_wheel *w = &f.wheel;
+    /* Deadline `edge` sits on a level-1 boundary (fires from its slot);
+     * edge + 1 shares that slot and moves down a level at the visit. */
+    uint64_t edge = w->geo.levels > 1 ? UINT64_C(1) << w->geo.slot_bits : 8;
+    for (int i = 0; i < CROWD; i++) {
+        start_probe(&f, &direct[i], edge);
+        start_probe(&f, &cascading[i], edge + 1);
+    }
+    start_probe(&f, &victim, edge + 1);
+    uint64_t splits0 = w->stats.visit_splits;
+    int rc = tw_advance(w, edge + 10, 1000);
+    CHECK(rc >= 0);
+    CHECK_EQ(tw_work_pending(w), 1);
+    CHECK(now_of(&f) < edge + 10); /* held where the visit stopped */
+    CHECK(w->stats.visit_splits > splits0);
+    uint64_t ticks = 99;
+    CHECK_OK(tw_ticks_until_next(w, 1000, &ticks));
+    CHECK_EQ(ticks, 0);
+    /* Stop one of the crowd and start another while the visit is half done. */
+    CHECK_EQ(tw_stop(w, &victim.timer), 1);
+    start_probe(&f, &newcomer, edge + 1 - now_of(&f));
+    int calls = 1;
+    for (; tw_work_pending(w) && calls < 10 * CROWD; calls++) {
+        uint64_t moved0 = w->stats.cascades + w->stats.fired;
+        rc = tw_advance(w, 0, 1000);
+        CHECK(rc >= 0);
+        if (rc < 0)
+            break;
+        /* fired counts callbacks, which a call runs only after its moves */
+        CHECK(w->stats.cascades + w->stats.fired - moved0 <= BATCH + (uint64_t)rc);
+    }
+    CHECK(calls >= (2 * CROWD) / BATCH / 2);
+    CHECK_EQ(tw_work_pending(w), 0);
+    CHECK_EQ(now_of(&f), edge + 10);
+    for (int i = 0; i < CROWD; i++) {
+        CHECK_EQ(direct[i].fired, 1);
+        CHECK_EQ(direct[i].fired_at, edge);
+        CHECK_EQ(cascading[i].fired, 1);
+        CHECK_EQ(cascading[i].fired_at, edge + 1);
+    }
+    CHECK_EQ(victim.fired, 0);
+    CHECK_EQ(newcomer.fired, 1);
+    CHECK_EQ(newcomer.fired_at, edge + 1);
+    CHECK_EQ(tw_count_pending(w), 0);
+    tw_fixture_close(&f);
+}
+
 /* Intervals many revolutions of the bottom level (and of the top, where cheap). */
 static void test_long_intervals(const tw_backend *b)
 {
@@ -782,6 +842,7 @@ int tw_driver_suite(const tw_backend *b)
         {"reentrant_callbacks", test_reentrant},
         {"reentry_during_cascade", test_cascade_reentry},
         {"budget_resumes", test_budget},
+        {"visit_batch", test_visit_batch},
         {"long_intervals", test_long_intervals},
         {"overflow_recovery", test_overflow_recovery},
         {"realtime_prescaler", test_realtime},

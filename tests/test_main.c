@@ -16,7 +16,8 @@
 #include "tw_test.h"
 
 int tw_driver_suite(const tw_backend *b);
-int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift);
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift,
+                  unsigned visit_batch);
 int tw_lockstep_run(const tw_backend *other, uint64_t seed, long ops);
 int tw_faults_suite(const tw_backend *b, uint64_t seed);
 
@@ -75,9 +76,11 @@ int main(int argc, char **argv)
         if (!strcmp(suite, "all") || !strcmp(suite, "driver"))
             failed += tw_driver_suite(&backends[k]);
         if (!strcmp(suite, "all") || !strcmp(suite, "random"))
-            failed += !tw_random_run(&backends[k], seed, k == 0 ? 10 * ops : ops, NULL, 0);
+            failed += !tw_random_run(&backends[k], seed, k == 0 ? 10 * ops : ops, NULL, 0, 0);
         if (!strcmp(suite, "all") || !strcmp(suite, "random"))
-            failed += !tw_random_run(&backends[k], seed + 2, ops, NULL, 3); /* coarse mode */
+            failed += !tw_random_run(&backends[k], seed + 2, ops, NULL, 3, 0); /* coarse mode */
+        if (k == 0 && (!strcmp(suite, "all") || !strcmp(suite, "random")))
+            failed += !tw_random_run(&backends[k], seed + 3, ops, NULL, 0, 1 + (unsigned)(seed % 4));
         if (!strcmp(suite, "all") || !strcmp(suite, "faults"))
             failed += tw_faults_suite(&backends[k], seed + 4);
     }
@@ -88,7 +91,7 @@ int main(int argc, char **argv)
         static const char *what[6] = {"fired", "events", "now", "cycles", "reads", "writes"};
         uint64_t sm[6] = {0}, sv[6] = {0};
         long n = ops / 5 > 0 ? ops / 5 : 1;
-        int ok = tw_random_run(&backends[0], seed + 1, n, sm, 0) & tw_random_run(&backends[1], seed + 1, n, sv, 0);
+        int ok = tw_random_run(&backends[0], seed + 1, n, sm, 0, 0) & tw_random_run(&backends[1], seed + 1, n, sv, 0, 0);
         for (int i = 0; i < 6 && ok; i++)
             if (sm[i] != sv[i]) {
                 printf("FAIL agree/%s: %s: model %llu, RTL %llu (seed %llu)\n", names[1] + 3, what[i],

@@ -14,7 +14,8 @@
 #include "tw_test.h"
 
 int tw_driver_suite(const tw_backend *b);
-int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift);
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift,
+                  unsigned visit_batch);
 
 static uint64_t link_seed;
 static tw_spi_stats noisy_total;
@@ -100,7 +101,7 @@ int main(int argc, char **argv)
     printf("# spi: seed=%llu\n", (unsigned long long)seed);
     for (int k = 0; k < 2; k++) {
         failed += tw_driver_suite(&backends[k]);
-        failed += !tw_random_run(&backends[k], seed, ops, NULL, 0);
+        failed += !tw_random_run(&backends[k], seed, ops, NULL, 0, 0);
     }
     int ok = noisy_frames_checked();
     printf("%s spi/noisy_link_retries_and_counts\n", ok ? "ok" : "FAIL");

@@ -1,6 +1,7 @@
 /* libFuzzer target: the driver API on the C model, in virtual time.
  *
- * The input is a program: a header picks the geometry and the mode, then each
+ * The input is a program: a header picks the geometry and the mode (exact or
+ * coarse, the last epoch, slot visits spread over calls), then each
  * byte group is one call (start, stop, range start, advance, service, ticks
  * until next, pending); callbacks read further bytes to decide what they do
  * from inside service (restart themselves, start, stop or range-start others,
@@ -190,7 +191,7 @@ static void do_advance(oracle *o, uint64_t ticks, unsigned budget)
     if (now > target)
         FAIL("time %llu past the target %llu", (unsigned long long)now, (unsigned long long)target);
     /* Time stops early only when the budget ran out; then due timers wait. */
-    if (now == target && list_is_empty(&o->w.expired))
+    if (now == target && !tw_work_pending(&o->w))
         check_nothing_due(o, now);
 }
 
@@ -223,6 +224,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     o.coarse_shift = cfg.coarse_shift = (mode & 3) == 3 ? 1 + ((mode >> 2) & 3) : 0;
     if (mode & 0x80)
         cfg.epoch = 0xFFFF; /* the last epoch: the end of 64-bit time is near */
+    if (mode & 0x40)
+        cfg.visit_batch = 1 + ((mode >> 4) & 3); /* visits spread over calls */
     if (tw_model_open(&o.dev, g) < 0)
         FAIL("cannot open the C model");
     tw_geometry geo;
@@ -270,9 +273,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (o.pending[i] && o.deadline[i] <= reach && o.deadline[i] > last)
             last = o.deadline[i];
     /* Callbacks restart timers (reading no more input now): a few rounds settle it. */
-    for (int round = 0; round < 8; round++) {
+    for (int round = 0; round < 8 + 4 * NTIMERS; round++) {
         do_advance(&o, last > o.w.adv_target ? last - o.w.adv_target : 0, 100000);
-        if (list_is_empty(&o.w.expired) && o.w.now == o.w.adv_target)
+        if (!tw_work_pending(&o.w))
             break;
     }
     check_nothing_due(&o, now_of(&o));
