@@ -152,7 +152,7 @@ header "$OUT/w1_skipped.csv" "engine,pairs,projected_seconds,reason"
 [ "$APPEND" = 1 ] || : > "$OUT/w1.log"
 run_sized w1 "$OUT/w1.csv" "$OUT/w1_skipped.csv" "$W1_LIMIT" --pairs "$W1_SIZES" $([ $QUICK = 1 ] && echo --quiet)
 {
-    echo "engine,pairs,idle_starts,other_starts,stops,fires,bad_fires,live_per_pair,bus_per_op,irqs_per_fire,events_per_fire,cycles_per_op,service_p9999_us_le,wall_seconds,engine_bytes,peak_rss,max_ops_per_call"
+    echo "engine,pairs,idle_starts,other_starts,stops,fires,bad_fires,live_per_pair,bus_per_op,irqs_per_fire,events_per_fire,cycles_per_op,service_p9999_us_le,wall_seconds,engine_bytes,peak_rss,max_ops_per_call,service_calls,service_over_100us"
     grep '^detail,' "$OUT/w1.log" | sed 's/^detail,//; s/[a-z_0-9]*=//g'
 } > "$OUT/w1_detail.csv"
 for n in $W1_SIZES; do
@@ -172,11 +172,11 @@ fi
 # fastest software wheel at the target size.
 if [ $QUICK = 0 ] && want w1service; then
     say "W1 service time in thread CPU time, $W1_SERVICE_PAIRS pairs"
-    header "$OUT/w1_service.csv" "engine,pairs,max_service_cpu_us,service_p9999_cpu_us_le,max_ops_per_call"
+    header "$OUT/w1_service.csv" "engine,pairs,max_service_cpu_us,service_p9999_cpu_us_le,max_ops_per_call,service_calls,calls_over_100us_cpu"
     for e in $W1_SERVICE_ENGINES; do
         row=$(nice -n 10 "$BUILD/bench-w1" --engine $e --pairs $W1_SERVICE_PAIRS --service-clock cpu --quiet 2> "$OUT/w1_service.log")
         det=$(grep '^detail,' "$OUT/w1_service.log")
-        echo "$e,$W1_SERVICE_PAIRS,$(echo "$row" | cut -d, -f6),$(echo "$det" | tr ',' '\n' | sed -n 's/^service_p9999_us_le=//p'),$(echo "$det" | tr ',' '\n' | sed -n 's/^max_ops_per_call=//p')" >> "$OUT/w1_service.csv"
+        echo "$e,$W1_SERVICE_PAIRS,$(echo "$row" | cut -d, -f6),$(echo "$det" | tr ',' '\n' | sed -n 's/^service_p9999_us_le=//p'),$(echo "$det" | tr ',' '\n' | sed -n 's/^max_ops_per_call=//p'),$(echo "$det" | tr ',' '\n' | sed -n 's/^service_calls=//p'),$(echo "$det" | tr ',' '\n' | sed -n 's/^service_over_100us=//p')" >> "$OUT/w1_service.csv"
         say "  $(tail -n 1 "$OUT/w1_service.csv")"
     done
 fi

@@ -85,6 +85,7 @@ static void armed(w1 *w, uint32_t t)
 
 /* Service times in power-of-two buckets of nanoseconds, for percentiles. */
 static uint64_t service_hist[64];
+static uint64_t service_calls, service_over_100us;
 
 /* The clock service calls are timed with: wall (default) or thread CPU time. */
 static double (*service_clock)(void) = bench_now_s;
@@ -93,6 +94,8 @@ static void note_service(double seconds, double *max)
 {
     uint64_t ns = (uint64_t)(seconds * 1e9);
     service_hist[ns ? 64 - __builtin_clzll(ns) : 0]++;
+    service_calls++;
+    service_over_100us += ns > 100000;
     if (seconds > *max)
         *max = seconds;
 }
@@ -370,13 +373,15 @@ int main(int argc, char **argv)
     fprintf(stderr,
             "detail,%s,%" PRIu64 ",idle_starts=%" PRIu64 ",other_starts=%" PRIu64 ",stops=%" PRIu64
             ",fires=%" PRIu64 ",bad_fires=%" PRIu64 ",live_per_pair=%.2f,bus_per_op=%.4f,irqs_per_fire=%.4f"
-            ",events_per_fire=%.4f,cycles_per_op=%.2f,service_p9999_us_le=%.1f,wall_seconds=%.3f,engine_bytes=%zu,peak_rss=%" PRIu64 ",max_ops_per_call=%" PRIu64 "\n",
+            ",events_per_fire=%.4f,cycles_per_op=%.2f,service_p9999_us_le=%.1f,wall_seconds=%.3f,engine_bytes=%zu,peak_rss=%" PRIu64 ",max_ops_per_call=%" PRIu64
+            ",service_calls=%" PRIu64 ",service_over_100us=%" PRIu64 "\n",
             o.engine->name, pairs, w.idle_starts, w.other_starts, w.stops, w.fires, w.bad_fires,
             w.live_samples ? (double)w.live_sum / (double)w.live_samples / (double)pairs : 0.0,
             (double)(ds.reads + ds.writes) / (double)w.ops_done,
             w.fires ? (double)ds.irqs / (double)w.fires : 0.0,
             w.fires ? (double)ds.events / (double)w.fires : 0.0, (double)ds.cycles / (double)w.ops_done,
-            service_quantile(0.9999), wall, mem, bench_peak_rss(), max_call_ops);
+            service_quantile(0.9999), wall, mem, bench_peak_rss(), max_call_ops, service_calls,
+            service_over_100us);
     o.engine->destroy(w.e);
     free(w.units);
     free(w.pending);
