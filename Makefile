@@ -219,10 +219,10 @@ $(BUILD)/bench-micro: $(BUILD)/bench/micro.o $(BUILD)/libtickwheel.a $(call vl_o
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 # The workload drivers of ../shared/workloads.md, one process per run.
-WORKLOADS  := w1 w2 w3 w4
-BENCH_BINS := $(WORKLOADS:%=$(BUILD)/bench-%) $(BUILD)/bench-micro
-$(WORKLOADS:%=$(BUILD)/bench/%.o): CFLAGS += -Ibench
-$(WORKLOADS:%=$(BUILD)/bench/%.o): bench/engine.h bench/bench_util.h
+BENCH_WORKLOADS := w1 w2 w3 w4
+BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench-%) $(BUILD)/bench-micro
+$(BENCH_WORKLOADS:%=$(BUILD)/bench/%.o): CFLAGS += -Ibench
+$(BENCH_WORKLOADS:%=$(BUILD)/bench/%.o): bench/engine.h bench/bench_util.h
 
 $(BUILD)/bench-%: $(BUILD)/bench/%.o $(ENGINE_OBJ) $(BUILD)/libtickwheel.a
 	$(CC) -o $@ $^ -lm $(SANFLAGS)
