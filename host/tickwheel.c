@@ -21,6 +21,7 @@
  */
 #include "tickwheel.h"
 
+#include <limits.h>
 #include <string.h>
 
 #include "tw_regs.h"
@@ -603,7 +604,7 @@ static int tick_reached(tw_wheel *w, uint64_t tick, uint64_t *bound)
  * handled. A FIFO that never empties is either a chip outpacing the host (real
  * time: stop here, the next service goes on) or a broken device (virtual
  * time holds the chip on each tick with events, so the bound is generous). */
-static int drain_events(tw_wheel *w)
+static int drain_events(tw_wheel *w, unsigned max)
 {
     int handled = 0;
     int limit = (int)((2u << w->geo.fifo_log2) * (w->geo.levels + 1) + 16);
@@ -614,6 +615,8 @@ static int drain_events(tw_wheel *w)
     if (rc < 0)
         return rc;
     for (;;) {
+        if ((unsigned)handled >= max)
+            return handled; /* as many as STATUS counted: no read to see it empty */
         if (handled >= limit) {
             if (w->source != TW_TIME_VIRTUAL)
                 return handled;
@@ -837,7 +840,7 @@ int tw_service(tw_wheel *w, unsigned budget)
         if (rc < 0)
             return rc;
     }
-    rc = drain_events(w);
+    rc = drain_events(w, UINT_MAX);
     if (rc < 0)
         return rc;
     rc = recover_if_needed(w);
@@ -868,7 +871,7 @@ static int confirm_advanced(tw_wheel *w)
 
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
 {
-    unsigned ran = 0, rebuilds = 0;
+    unsigned ran = 0, rebuilds = 0, phantom_counts = 0;
     uint64_t slice = ADVANCE_SLICE_MIN, waited = 0;
     int rc;
     if (!w || !w->slots || budget == 0)
@@ -885,25 +888,38 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
         if (!list_empty(&w->expired))
             return (int)ran; /* budget spent: the chip holds at w->now */
 
-        rc = drain_events(w);
-        if (rc < 0)
-            return rc;
-        if (visit_pending(w)) /* visit_batch spent: the chip holds at w->now */
-            return (int)ran + run_callbacks(w, budget - ran);
-        if (rc > 0)
+        if (visit_pending(w)) {
+            rc = drain_events(w, 0); /* goes on with the visit, reads no event */
+            if (rc < 0)
+                return rc;
+            if (visit_pending(w)) /* visit_batch spent: the chip holds at w->now */
+                return (int)ran + run_callbacks(w, budget - ran);
             continue;
+        }
         rc = recover_if_needed(w);
         if (rc < 0)
             return rc;
         if (!list_empty(&w->expired))
             continue;
 
+        /* STATUS first: its FIFO count says how many events to read, so
+         * neither an empty FIFO nor the end of a full one costs a read. */
         uint32_t st;
         rc = reg_read(w, TW_REG_STATUS, &st);
         if (rc < 0)
             return rc;
-        if (TW_GET(TW_STATUS_FIFO_COUNT, st) != 0)
+        if (TW_GET(TW_STATUS_FIFO_COUNT, st) != 0) {
+            rc = drain_events(w, TW_GET(TW_STATUS_FIFO_COUNT, st));
+            if (rc < 0)
+                return rc;
+            /* A count with no event behind it, again and again: broken. */
+            if (rc == 0 && ++phantom_counts > 16) {
+                w->stats.bad_events++;
+                w->need_resync = 1;
+                return TW_EDEVICE;
+            }
             continue;
+        }
         if (TW_GET(TW_STATUS_HOLD, st)) {
             /* Every expiry of this tick has run: let time go on. */
             rc = reg_write(w, TW_REG_STATUS, TW_STATUS_HOLD_MASK);
