@@ -99,17 +99,46 @@ module tw_core #(
     localparam [TICK_BITS-1:0] HALF_M1 = {1'b0, {(TICK_BITS-1){1'b1}}};   // 2^47 - 1
     // Time may pass the answer while the search runs: then it vouches for nothing.
     // s_best_q - now_q in 1 .. 2^47-1
-    wire                 best_ahead  = !quiet_q[TICK_BITS-1] && quiet_q != HALF_M1;
-    wire [TICK_BITS-1:0] quiet_ticks = quiet_q;                    // no busy visit among them
+    function passed_quiet;                    // s_best - now - 1 given: s_best reached
+        input [TICK_BITS-1:0] q;
+        passed_quiet = q[TICK_BITS-1] || q == HALF_M1;
+    endfunction
+    wire                 best_ahead  = !passed_quiet(quiet_q);
     wire [TICK_BITS-1:0] adv_left    = {16'd0, adv_rem_q};
-    wire [TICK_BITS-1:0] adv_jump    = !srch_found_q || quiet_ticks > adv_left ? adv_left : quiet_ticks;
+    // quiet_q > adv_left; adv_left is 32 bits wide, so one 32-bit comparison.
+    wire                 quiet_gt_adv = |quiet_q[TICK_BITS-1:32] || quiet_q[31:0] > adv_rem_q;
     wire                 srch_ok     = srch_valid_q && (!srch_found_q || best_ahead);
-    wire                 take_quiet  = srch_found_q && !(quiet_ticks > adv_left);
-    wire                 may_jump    = srch_ok && (take_quiet ? quiet_ticks != 0 : adv_rem_q != 0);
-    wire [TICK_BITS-1:0] adv_amt     = may_jump ? adv_jump : 48'd1;
+    wire                 take_quiet  = srch_found_q && !quiet_gt_adv;
+    wire                 may_jump    = srch_ok && (take_quiet ? quiet_q != 0 : adv_rem_q != 0);
     wire step = presc_pulse || ext_rise || adv_step;
-    wire [TICK_BITS-1:0] step_amt = adv_step ? adv_amt : {{(TICK_BITS-1){1'b0}}, step};
-    wire [TICK_BITS-1:0] now_next = now_q + step_amt;
+    // A step is one of four amounts: none, one tick, a jump to the tick before
+    // the search's answer (quiet_q ticks, none of them busy), or a jump over all
+    // that ADVANCE has left. Every sum and difference with the amount below is
+    // formed for each amount beside this choice, from registers alone, and the
+    // choice only selects among them: a step costs one carry chain and a
+    // multiplexer, not a comparison followed by an add.
+    wire jumped     = adv_step && may_jump;
+    wire step_quiet = jumped && take_quiet;
+    wire step_all   = jumped && !take_quiet;
+    wire step_one   = step && !jumped;
+`ifdef FORMAL
+    // The amount itself, for the properties.
+    wire [TICK_BITS-1:0] step_amt = step_quiet ? quiet_q : step_all ? adv_left
+                                  : {{(TICK_BITS-1){1'b0}}, step_one};
+`endif
+    // Picks the value for this cycle's amount among the four formed beside it.
+    function [TICK_BITS-1:0] by_step;
+        input q, a, o;                        // step_quiet, step_all, step_one
+        input [TICK_BITS-1:0] v_quiet, v_all, v_one, v_none;
+        by_step = q ? v_quiet : a ? v_all : o ? v_one : v_none;
+    endfunction
+    // A distance d = x - now has been reached when d <= 0 (modulo 2^48).
+    function reached;
+        input [TICK_BITS-1:0] d;
+        reached = d == 0 || d[TICK_BITS-1];
+    endfunction
+    wire [TICK_BITS-1:0] now_next = by_step(step_quiet, step_all, step_one,
+                                            now_q + quiet_q, now_q + adv_left, now_q + 48'd1, now_q);
 
     // ----------------------------------------------------------------- visits
     // The bitmaps sit in block RAM, read a cycle ahead: each cycle fetches,
@@ -122,7 +151,6 @@ module tw_core #(
     reg [LEVELS-1:0]    hit;
     wire [LEVELS-1:0]   busy_ahead;          // the fetched slot's busy bit
     reg  [LEVELS*SLOT_BITS-1:0] ahead_slots_q;   // the fetched slots
-    wire                jumped = adv_step && may_jump;
     reg                 carry_in;
     integer vk;
     always @(*) begin
@@ -162,13 +190,19 @@ module tw_core #(
     // arm_gap_q = arm_tick - now_q, kept up to date like quiet_q.
     wire [TICK_BITS-1:0] arm_tick  = {arm_hi_q, arm_lo_q};
     reg  [TICK_BITS-1:0] arm_gap_q;
-    wire [TICK_BITS-1:0] arm_ahead = arm_gap_q - step_amt;        // arm_tick - now_next
-    wire arm_passed = arm_ahead == 0 || arm_ahead[TICK_BITS-1];
+    // arm_tick - now_next, and whether it is reached, for each step amount.
+    wire [TICK_BITS-1:0] arm_gap_quiet = arm_gap_q - quiet_q;
+    wire [TICK_BITS-1:0] arm_gap_all   = arm_gap_q - adv_left;
+    wire [TICK_BITS-1:0] arm_gap_one   = arm_gap_q - 48'd1;
+    wire [TICK_BITS-1:0] arm_ahead     = by_step(step_quiet, step_all, step_one,
+                                                 arm_gap_quiet, arm_gap_all, arm_gap_one, arm_gap_q);
+    wire arm_passed = step_quiet ? reached(arm_gap_quiet) : step_all ? reached(arm_gap_all)
+                    : step_one ? reached(arm_gap_one) : reached(arm_gap_q);
     wire                 arm_lo_wr = wr && i_wb_adr == TW_REG_ARM_LO;
     wire                 arm_hi_wr = wr && i_wb_adr == TW_REG_ARM_HI;
     wire [TICK_BITS-1:0] arm_new   = {arm_hi_wr ? i_wb_dat[15:0] : arm_tick[47:32],
                                       arm_lo_wr ? i_wb_dat : arm_tick[31:0]};
-    wire [TICK_BITS-1:0] arm_base  = arm_lo_wr || arm_hi_wr ? arm_new - now_q : arm_gap_q;
+    wire [TICK_BITS-1:0] arm_gap_d = arm_lo_wr || arm_hi_wr ? arm_new - now_next : arm_ahead;
     // A visit of this very slot in this cycle already reports it once.
     reg  arm_seen;
     integer ak;
@@ -228,6 +262,14 @@ module tw_core #(
             n_events = n_events + {2'b00, hit[nk]};
     end
 
+    // The event counters add a cycle's events a clock later, off the step's
+    // path; what they read (cnt_*_now) includes the events still pending.
+    reg  [2:0]  pend_events_q, pend_overflow_q;
+    reg         pend_late_q;
+    wire [31:0] cnt_events_now   = cnt_events_q + {29'd0, pend_events_q};
+    wire [31:0] cnt_overflow_now = cnt_overflow_q + {29'd0, pend_overflow_q};
+    wire [31:0] cnt_late_now     = cnt_late_q + {31'd0, pend_late_q};
+
     // Coalescing: hold the line until enough entries wait or the FIFO has
     // been non-empty long enough. Held or stalled virtual time (HOLD, or a
     // full FIFO) needs the host at once, whatever the settings.
@@ -257,7 +299,10 @@ module tw_core #(
     reg [SW-1:0]        s_hits;
     reg                 s_hit;
     reg [TICK_BITS-1:0] s_cand;
-    integer sk, sj, s_shift, s_qb, s_j, s_o;
+    integer sk, sj, s_shift, s_qb;
+    reg [SLOT_BITS:0]   s_j;
+    reg [SLOT_BITS:0]   s_o;              // 1 .. 2^b slots on from p
+    reg [TICK_BITS-1:0] s_dist;           // s_cand - s_base_q
     always @(*) begin
         s_word = 0;
         for (sk = 0; sk < LEVELS; sk = sk + 1)
@@ -276,18 +321,28 @@ module tw_core #(
         s_j   = 0;
         for (sj = SW - 1; sj >= 0; sj = sj - 1)
             if (s_hits[sj])
-                s_j = sj;
-        s_o    = {{(32-WI_BITS){1'b0}}, s_i_q} * SW + s_j - s_qb + 1;   // 1 .. 2^b slots on from p
-        s_cand = (s_base_q & ~((48'd1 << s_shift) - 48'd1)) + ({16'd0, s_o[31:0]} << s_shift);
+                s_j = sj[SLOT_BITS:0];
+        s_o    = {{(SLOT_BITS+1-WI_BITS){1'b0}}, s_i_q} * SW[SLOT_BITS:0] + s_j - s_qb[SLOT_BITS:0] + 1'b1;
+        s_cand = (s_base_q & ~((48'd1 << s_shift) - 48'd1)) + ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_o} << s_shift);
+        s_dist = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_o} << s_shift) - (s_base_q & ((48'd1 << s_shift) - 48'd1));
     end
 
     // The answer holds while time is before it and the bitmap is unchanged.
     // The answer is reached when s_best_q - now_next <= 0, i.e. when
     // quiet_after = s_best_q - now_next - 1 is -1 or below.
-    wire [TICK_BITS-1:0] quiet_after = quiet_q - step_amt;
-    wire s_stale = s_valid_q && s_found_q && (quiet_after[TICK_BITS-1] || quiet_after == HALF_M1);
+    // A jump to the tick before the answer leaves quiet_after = 0.
+    wire [TICK_BITS-1:0] quiet_less_all = quiet_q - adv_left;
+    wire [TICK_BITS-1:0] quiet_less_one = quiet_q - 48'd1;
+    wire [TICK_BITS-1:0] quiet_after = by_step(step_quiet, step_all, step_one,
+                                               48'd0, quiet_less_all, quiet_less_one, quiet_q);
+    wire s_stale = s_valid_q && s_found_q
+                   && (step_quiet ? 1'b0 : step_all ? passed_quiet(quiet_less_all)
+                       : step_one ? passed_quiet(quiet_less_one) : passed_quiet(quiet_q));
     wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
-    wire s_better = !s_found_q || (s_cand - s_base_q) < (s_best_q - s_base_q);
+    // best_dist_q = s_best_q - s_base_q while an answer is found: the
+    // comparison needs no subtraction.
+    reg  [TICK_BITS-1:0] best_dist_q;
+    wire s_better = !s_found_q || s_dist < best_dist_q;
     wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
 
     reg                 s_run_d, s_valid_d, s_found_d;
@@ -345,13 +400,15 @@ module tw_core #(
     end
 
     // A new answer's distance is worked out from the old time and stepped on.
-    wire [TICK_BITS-1:0] cand_quiet = s_cand + ~now_q;             // s_cand - now_q - 1
+    wire s_take = !s_start && s_run_q && s_hit && s_better;
     wire [TICK_BITS-1:0] quiet_d = i_rst ? {TICK_BITS{1'b1}}
-                                 : (!s_start && s_run_q && s_hit && s_better) ? cand_quiet - step_amt
+                                 : s_take ? s_cand + ~now_next      // s_cand - now_next - 1
                                  : quiet_after;
 
     always @(posedge i_clk) begin
         quiet_q   <= quiet_d;
+        if (s_take)
+            best_dist_q <= s_dist;
         s_run_q   <= s_run_d;
         s_valid_q <= s_valid_d;
         s_found_q <= s_found_d;
@@ -459,9 +516,9 @@ module tw_core #(
             TW_REG_CMD:                addr_ok = i_wb_we;
             TW_REG_EVT_INFO:     begin rdata = evt_info;                 addr_ok = !i_wb_we; end
             TW_REG_EVT_TICK:     begin rdata = evt_tick;                 addr_ok = !i_wb_we; end
-            TW_REG_CNT_EVENTS:   begin rdata = cnt_events_q;             addr_ok = !i_wb_we; end
-            TW_REG_CNT_LATE:     begin rdata = cnt_late_q;               addr_ok = !i_wb_we; end
-            TW_REG_CNT_OVERFLOW: begin rdata = cnt_overflow_q;           addr_ok = !i_wb_we; end
+            TW_REG_CNT_EVENTS:   begin rdata = cnt_events_now;           addr_ok = !i_wb_we; end
+            TW_REG_CNT_LATE:     begin rdata = cnt_late_now;             addr_ok = !i_wb_we; end
+            TW_REG_CNT_OVERFLOW: begin rdata = cnt_overflow_now;         addr_ok = !i_wb_we; end
             TW_REG_CNT_CMDS:     begin rdata = cnt_cmds_q;               addr_ok = !i_wb_we; end
             TW_REG_CNT_BUSERR:   begin rdata = cnt_buserr_q;             addr_ok = !i_wb_we; end
             TW_REG_SEARCH:             rdata = horizon_q;
@@ -472,11 +529,20 @@ module tw_core #(
         endcase
     end
 
-    wire [32:0] adv_taken = adv_step ? adv_amt[32:0] : 33'd0;   // adv_amt <= adv_rem_q
-    wire [32:0] adv_sum = {1'b0, adv_rem_q} - adv_taken
+    // What ADVANCE has left after this cycle's step (a jump to the answer
+    // takes quiet_q <= adv_rem_q ticks, the other jump all of them).
+    wire [31:0] adv_after = step_quiet ? adv_rem_q - quiet_q[31:0] : step_all ? 32'd0
+                          : adv_step ? adv_rem_q - 32'd1 : adv_rem_q;
+    wire [32:0] adv_sum = {1'b0, adv_after}
                         + ((wr && i_wb_adr == TW_REG_ADVANCE) ? {1'b0, i_wb_dat} : 33'd0);
-    wire [16:0] age_sum = {1'b0, irq_age_q} + {1'b0, step_amt[15:0]};
-    wire        age_sat = age_sum[16] || |step_amt[TICK_BITS-1:16];
+    // The coalescing age after the step, saturating at 0xFFFF.
+    wire [16:0] age_quiet = {1'b0, irq_age_q} + {1'b0, quiet_q[15:0]};
+    wire [16:0] age_all   = {1'b0, irq_age_q} + {1'b0, adv_rem_q[15:0]};
+    wire [16:0] age_one   = {1'b0, irq_age_q} + 17'd1;
+    wire [16:0] age_sum   = step_quiet ? age_quiet : step_all ? age_all
+                          : step_one ? age_one : {1'b0, irq_age_q};
+    wire        age_sat   = age_sum[16] || (step_quiet && |quiet_q[TICK_BITS-1:16])
+                                        || (step_all && |adv_rem_q[31:16]);
 
     always @(posedge i_clk) begin
         if (i_rst) begin
@@ -499,6 +565,9 @@ module tw_core #(
             ext_sync_q      <= 0;
             cnt_events_q    <= 0;
             cnt_late_q      <= 0;
+            pend_events_q   <= 0;
+            pend_overflow_q <= 0;
+            pend_late_q     <= 1'b0;
             cnt_overflow_q  <= 0;
             cnt_cmds_q      <= 0;
             cnt_buserr_q    <= 0;
@@ -515,7 +584,7 @@ module tw_core #(
                 o_wb_dat <= rdata;
             ext_sync_q <= {ext_sync_q[1:0], i_ext_tick};
             now_q      <= now_next;
-            arm_gap_q  <= arm_base - step_amt;
+            arm_gap_q  <= arm_gap_d;
             adv_rem_q  <= adv_sum[32] ? 32'hFFFF_FFFF : adv_sum[31:0];
 
             if (ctrl_src_q != SRC_INT || presc_cnt_q == 0)
@@ -559,12 +628,15 @@ module tw_core #(
                 if (i_wb_dat[TW_STATUS_HOLD_LSB])     hold_q     <= 1'b0;
                 if (i_wb_dat[TW_STATUS_CMD_ERR_LSB])  cmd_err_q  <= 1'b0;
             end
-            if (push && !push_ok) begin
-                overflow_q     <= 1'b1;
-                cnt_overflow_q <= cnt_overflow_q + {29'd0, n_events};
-            end
+            pend_events_q   <= push && push_ok ? n_events : 3'd0;
+            pend_overflow_q <= push && !push_ok ? n_events : 3'd0;
+            pend_late_q     <= late;
+            cnt_events_q    <= cnt_events_now;
+            cnt_overflow_q  <= cnt_overflow_now;
+            cnt_late_q      <= cnt_late_now;
+            if (push && !push_ok)
+                overflow_q <= 1'b1;
             if (push && push_ok) begin
-                cnt_events_q <= cnt_events_q + {29'd0, n_events};
                 if (ctrl_src_q == SRC_HOST && ctrl_vhold_q)
                     hold_q <= 1'b1;
             end
@@ -575,8 +647,6 @@ module tw_core #(
                 cmd_err_q    <= 1'b1;
                 cnt_buserr_q <= cnt_buserr_q + 1;
             end
-            if (late)
-                cnt_late_q <= cnt_late_q + 1;
 
             if (pop_evt) begin
                 if (ev_last) begin
