@@ -294,23 +294,31 @@ module tw_core #(
     assign srch_valid_q = s_valid_q;
     assign srch_found_q = s_found_q;
 
+    // Each level's slot after the pointer of s_base_q, kept from the start
+    // of the search (where the visit port computes them anyway), so a scan
+    // cycle begins from registers.
+    reg [LEVELS*SLOT_BITS-1:0] s_qs_q;
+    // best_dist_m1_q = s_best_q - s_base_q - 1 while an answer is found.
+    reg [TICK_BITS-1:0] best_dist_m1_q;
+
     reg [SW-1:0]        s_word;
-    reg [SLOT_BITS-1:0] s_p, s_q;
+    reg [SLOT_BITS-1:0] s_q;
     reg [SW-1:0]        s_hits;
     reg                 s_hit;
     reg [TICK_BITS-1:0] s_cand;
     integer sk, sj, s_shift, s_qb;
     reg [SLOT_BITS:0]   s_j;
     reg [SLOT_BITS:0]   s_o;              // 1 .. 2^b slots on from p
-    reg [TICK_BITS-1:0] s_dist;           // s_cand - s_base_q
+    reg [TICK_BITS-1:0] s_low;            // the fields of s_base_q below the level
+    reg [TICK_BITS-1:0] s_dist_m1;        // s_cand - s_base_q - 1
+    reg [TICK_BITS-1:0] s_reach;          // (best_dist_m1_q + s_low) >> s_shift
     always @(*) begin
         s_word = 0;
         for (sk = 0; sk < LEVELS; sk = sk + 1)
             if (s_lvl_q == sk[LVL_W-1:0])
                 s_word = srch_words[sk*SW +: SW];
         s_shift = s_lvl_q * SLOT_BITS;
-        s_p     = s_base_q[s_shift +: SLOT_BITS];
-        s_q     = s_p + 1'b1;                         // wraps to 0 after the last slot
+        s_q     = s_qs_q[s_shift +: SLOT_BITS];
         s_qb    = {{(32-SLOT_BITS){1'b0}}, s_q} % SW;
         s_hits  = s_word;
         if (s_i_q == 0)
@@ -324,7 +332,9 @@ module tw_core #(
                 s_j = sj[SLOT_BITS:0];
         s_o    = {{(SLOT_BITS+1-WI_BITS){1'b0}}, s_i_q} * SW[SLOT_BITS:0] + s_j - s_qb[SLOT_BITS:0] + 1'b1;
         s_cand = (s_base_q & ~((48'd1 << s_shift) - 48'd1)) + ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_o} << s_shift);
-        s_dist = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_o} << s_shift) - (s_base_q & ((48'd1 << s_shift) - 48'd1));
+        s_low     = s_base_q & ((48'd1 << s_shift) - 48'd1);
+        s_dist_m1 = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_o} << s_shift) + ~s_low;
+        s_reach   = (best_dist_m1_q + s_low) >> s_shift;
     end
 
     // The answer holds while time is before it and the bitmap is unchanged.
@@ -339,10 +349,10 @@ module tw_core #(
                    && (step_quiet ? 1'b0 : step_all ? passed_quiet(quiet_less_all)
                        : step_one ? passed_quiet(quiet_less_one) : passed_quiet(quiet_q));
     wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
-    // best_dist_q = s_best_q - s_base_q while an answer is found: the
-    // comparison needs no subtraction.
-    reg  [TICK_BITS-1:0] best_dist_q;
-    wire s_better = !s_found_q || s_dist < best_dist_q;
+    // The candidate is nearer than the answer so far when
+    // (s_o << s_shift) - s_low <= best_dist_m1_q, that is when s_o <= s_reach:
+    // s_reach comes from registers alone, and s_o is a few bits wide.
+    wire s_better = !s_found_q || |(s_reach >> (SLOT_BITS + 1)) || s_o <= s_reach[SLOT_BITS:0];
     wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
 
     reg                 s_run_d, s_valid_d, s_found_d;
@@ -408,7 +418,9 @@ module tw_core #(
     always @(posedge i_clk) begin
         quiet_q   <= quiet_d;
         if (s_take)
-            best_dist_q <= s_dist;
+            best_dist_m1_q <= s_dist_m1;
+        if (s_start)
+            s_qs_q <= ahead_slots_d;
         s_run_q   <= s_run_d;
         s_valid_q <= s_valid_d;
         s_found_q <= s_found_d;
@@ -423,7 +435,7 @@ module tw_core #(
     // A new search starts at level 0's slot after now_next, which the visit
     // port fetches anyway; the choice comes last, so a restart does not wait
     // for an adder. Only the word part of a slot is used here; its bit
-    // within the word is taken a cycle later from s_base_q (s_qb).
+    // within the word is taken a cycle later (s_qb).
     /* verilator lint_off UNUSEDSIGNAL */
     reg [SLOT_BITS-1:0] s_q_c;
     wire [SLOT_BITS-1:0] s_q_start = ahead_slots_d[0 +: SLOT_BITS];
@@ -434,7 +446,7 @@ module tw_core #(
         s_q_c = 0;
         for (wk = 0; wk < LEVELS; wk = wk + 1)
             if (s_lvl_c == wk[LVL_W-1:0])
-                s_q_c = s_base_q[wk*SLOT_BITS +: SLOT_BITS] + 1'b1;
+                s_q_c = s_qs_q[wk*SLOT_BITS +: SLOT_BITS];
         s_word_d = 0;
         if (NWORDS > 1)
             s_word_d = s_start ? s_q_start[SLOT_BITS-1 -: WORD_BITS]
