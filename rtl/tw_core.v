@@ -89,17 +89,18 @@ module tw_core #(
     wire fifo_full, fifo_empty, push_ok;
     wire [FIFO_LOG2:0] fifo_count;
     // Virtual time waits for the host: it never overruns the FIFO. Where the
-    // search (below) vouches that no busy visit comes before `s_best_q`,
+    // search (below) vouches that no busy visit comes before its answer,
     // virtual time jumps straight to the tick before it: many slots a clock.
     wire adv_step = ctrl_src_q == SRC_HOST && adv_rem_q != 0 && !hold_q && !fifo_full;
     wire                 srch_valid_q, srch_found_q;
-    // quiet_q = s_best_q - now_q - 1, kept up to date alongside both, so
+    // The search's answer is kept as its distance from the counter:
+    // quiet_q = answer - now_q - 1, kept up to date as the counter steps, so
     // that the step below needs one comparison, not a subtraction first.
     reg  [TICK_BITS-1:0] quiet_q;
     localparam [TICK_BITS-1:0] HALF_M1 = {1'b0, {(TICK_BITS-1){1'b1}}};   // 2^47 - 1
     // Time may pass the answer while the search runs: then it vouches for nothing.
-    // s_best_q - now_q in 1 .. 2^47-1
-    function passed_quiet;                    // s_best - now - 1 given: s_best reached
+    // answer - now_q in 1 .. 2^47-1
+    function passed_quiet;                    // answer - now - 1 given: answer reached
         input [TICK_BITS-1:0] q;
         passed_quiet = q[TICK_BITS-1] || q == HALF_M1;
     endfunction
@@ -290,7 +291,7 @@ module tw_core #(
     reg                 s_run_q, s_valid_q, s_found_q;
     reg [LVL_W-1:0]     s_lvl_q;
     reg [WI_BITS-1:0]   s_i_q;             // words scanned at this level
-    reg [TICK_BITS-1:0] s_base_q, s_best_q;
+    reg [TICK_BITS-1:0] s_base_q;
     assign srch_valid_q = s_valid_q;
     assign srch_found_q = s_found_q;
 
@@ -298,20 +299,25 @@ module tw_core #(
     // of the search (where the visit port computes them anyway), so a scan
     // cycle begins from registers.
     reg [LEVELS*SLOT_BITS-1:0] s_qs_q;
-    // best_dist_m1_q = s_best_q - s_base_q - 1 while an answer is found.
-    reg [TICK_BITS-1:0] best_dist_m1_q;
+    // Ticks since the search started, s_elapsed_q = now_q - s_base_q while it
+    // runs: a running search vouches for nothing, so time takes at most one
+    // tick a clock then, and a search is short.
+    localparam integer EL_BITS = $clog2(LEVELS * (NWORDS + 1) + 2) + 1;
+    reg [EL_BITS-1:0]   s_elapsed_q;
+    wire [TICK_BITS-1:0] s_elapsed = {{(TICK_BITS-EL_BITS){1'b0}}, s_elapsed_q};
 
     reg [SW-1:0]        s_word;
     reg [SLOT_BITS-1:0] s_q;
     reg [SW-1:0]        s_hits;
     reg                 s_hit;
-    reg [TICK_BITS-1:0] s_cand;
     integer sk, sj, s_shift, s_qb;
     reg [SLOT_BITS:0]   s_j;
     reg [SLOT_BITS:0]   s_o;              // 1 .. 2^b slots on from p
     reg [TICK_BITS-1:0] s_low;            // the fields of s_base_q below the level
-    reg [TICK_BITS-1:0] s_dist_m1;        // s_cand - s_base_q - 1
-    reg [TICK_BITS-1:0] s_reach;          // (best_dist_m1_q + s_low) >> s_shift
+    reg [TICK_BITS-1:0] s_obase;          // s_o - s_j, modulo 2^48
+    reg [TICK_BITS-1:0] s_qoff;           // the candidate's quiet_d less s_j << s_shift
+    reg [TICK_BITS-1:0] s_cand_quiet;     // candidate - now_next - 1
+    reg [TICK_BITS-1:0] s_reach;          // (answer - s_base_q - 1 + s_low) >> s_shift
     always @(*) begin
         s_word = 0;
         for (sk = 0; sk < LEVELS; sk = sk + 1)
@@ -331,15 +337,23 @@ module tw_core #(
             if (s_hits[sj])
                 s_j = sj[SLOT_BITS:0];
         s_o    = {{(SLOT_BITS+1-WI_BITS){1'b0}}, s_i_q} * SW[SLOT_BITS:0] + s_j - s_qb[SLOT_BITS:0] + 1'b1;
-        s_cand = (s_base_q & ~((48'd1 << s_shift) - 48'd1)) + ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_o} << s_shift);
+        // The candidate is (s_base_q with the fields below the level cleared)
+        // + (s_o << s_shift). Its quiet_d, candidate - now_next - 1, is
+        // (s_o << s_shift) - s_low - s_elapsed - step - 1 (no jump while the
+        // search runs): all of it but s_j comes from registers, so one carry
+        // chain follows the word scan.
         s_low     = s_base_q & ((48'd1 << s_shift) - 48'd1);
-        s_dist_m1 = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_o} << s_shift) + ~s_low;
-        s_reach   = (best_dist_m1_q + s_low) >> s_shift;
+        s_obase   = {{(TICK_BITS-WI_BITS){1'b0}}, s_i_q} * SW + 48'd1
+                    - {{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_qb[SLOT_BITS:0]};
+        s_qoff    = (s_obase << s_shift) + ~s_low - s_elapsed - {47'd0, step};
+        s_cand_quiet = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_j} << s_shift) + s_qoff;
+        // The answer so far is quiet_q + s_elapsed + 1 ticks from s_base_q.
+        s_reach   = (quiet_q + s_elapsed + s_low) >> s_shift;
     end
 
     // The answer holds while time is before it and the bitmap is unchanged.
-    // The answer is reached when s_best_q - now_next <= 0, i.e. when
-    // quiet_after = s_best_q - now_next - 1 is -1 or below.
+    // The answer is reached when answer - now_next <= 0, i.e. when
+    // quiet_after = answer - now_next - 1 is -1 or below.
     // A jump to the tick before the answer leaves quiet_after = 0.
     wire [TICK_BITS-1:0] quiet_less_all = quiet_q - adv_left;
     wire [TICK_BITS-1:0] quiet_less_one = quiet_q - 48'd1;
@@ -350,7 +364,7 @@ module tw_core #(
                        : step_one ? passed_quiet(quiet_less_one) : passed_quiet(quiet_q));
     wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
     // The candidate is nearer than the answer so far when
-    // (s_o << s_shift) - s_low <= best_dist_m1_q, that is when s_o <= s_reach:
+    // (s_o << s_shift) - s_low <= answer - s_base_q - 1, that is when s_o <= s_reach:
     // s_reach comes from registers alone, and s_o is a few bits wide.
     wire s_better = !s_found_q || |(s_reach >> (SLOT_BITS + 1)) || s_o <= s_reach[SLOT_BITS:0];
     wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
@@ -358,7 +372,7 @@ module tw_core #(
     reg                 s_run_d, s_valid_d, s_found_d;
     reg [LVL_W-1:0]     s_lvl_d;
     reg [WI_BITS-1:0]   s_i_d;
-    reg [TICK_BITS-1:0] s_base_d, s_best_d;
+    reg [TICK_BITS-1:0] s_base_d;
     reg [LVL_W-1:0]     s_lvl_c;           // where a running search goes next
     // s_i_c's top bit is the last step, back to the first word: the word
     // address wraps round the level, so it does not use that bit.
@@ -372,10 +386,8 @@ module tw_core #(
         s_lvl_d   = s_lvl_q;
         s_i_d     = s_i_q;
         s_base_d  = s_base_q;
-        s_best_d  = s_best_q;
         if (s_run_q) begin
             if (s_hit && s_better) begin
-                s_best_d  = s_cand;
                 s_found_d = 1'b1;
             end
             if (!s_level_done) begin
@@ -397,7 +409,6 @@ module tw_core #(
             s_lvl_d   = 0;
             s_i_d     = 0;
             s_base_d  = 0;
-            s_best_d  = 0;
         end else if (s_start) begin
             s_run_d   = 1'b1;
             s_valid_d = 1'b0;
@@ -405,20 +416,18 @@ module tw_core #(
             s_lvl_d   = 0;
             s_i_d     = 0;
             s_base_d  = now_next;
-            s_best_d  = s_best_q;
-        end
+            end
     end
 
     // A new answer's distance is worked out from the old time and stepped on.
     wire s_take = !s_start && s_run_q && s_hit && s_better;
     wire [TICK_BITS-1:0] quiet_d = i_rst ? {TICK_BITS{1'b1}}
-                                 : s_take ? s_cand + ~now_next      // s_cand - now_next - 1
+                                 : s_take ? s_cand_quiet
                                  : quiet_after;
 
     always @(posedge i_clk) begin
         quiet_q   <= quiet_d;
-        if (s_take)
-            best_dist_m1_q <= s_dist_m1;
+        s_elapsed_q <= s_start ? {EL_BITS{1'b0}} : s_elapsed_q + {{(EL_BITS-1){1'b0}}, step};
         if (s_start)
             s_qs_q <= ahead_slots_d;
         s_run_q   <= s_run_d;
@@ -427,7 +436,6 @@ module tw_core #(
         s_lvl_q   <= s_lvl_d;
         s_i_q     <= s_i_d;
         s_base_q  <= s_base_d;
-        s_best_q  <= s_best_d;
     end
 
     // The word the search scans next cycle: its level's slot after the
@@ -479,10 +487,14 @@ module tw_core #(
         end
     endgenerate
 
-    // NEXT: the answer capped at now + horizon.
+    // NEXT: the answer capped at now + horizon. The answer is now_q + quiet_q + 1.
+    // (The +1 rides on the carry in of one adder; bit 0 is that carry's slot.)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [TICK_BITS:0] best_tick = {now_q, 1'b1} + {quiet_q, 1'b1};
+    /* verilator lint_on UNUSEDSIGNAL */
     wire [TICK_BITS-1:0] horizon_end = now_q + {16'd0, horizon_q};
     wire [TICK_BITS-1:0] next_tick = !srch_ok ? 48'd0
-                                   : s_found_q && quiet_q < {16'd0, horizon_q} ? s_best_q
+                                   : s_found_q && quiet_q < {16'd0, horizon_q} ? best_tick[TICK_BITS:1]
                                    : horizon_end;
 
     // ------------------------------------------------------------- registers
