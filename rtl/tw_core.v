@@ -306,16 +306,21 @@ module tw_core #(
     reg [EL_BITS-1:0]   s_elapsed_q;
     wire [TICK_BITS-1:0] s_elapsed = {{(TICK_BITS-EL_BITS){1'b0}}, s_elapsed_q};
 
+    // The bits of this cycle's word that are in the scan (from the slot after
+    // the pointer on the first word, up to it on the wrapped last word), and
+    // the pointer's successor's bit within its word: both worked out a clock
+    // ahead, so the word read meets registers only.
+    localparam integer BIT_BITS = SW > 1 ? $clog2(SW) : 1;
+    reg [SW-1:0]        s_mask_q;
+    reg [BIT_BITS-1:0]  s_qb_q;
+
     reg [SW-1:0]        s_word;
-    reg [SLOT_BITS-1:0] s_q;
     reg [SW-1:0]        s_hits;
     reg                 s_hit;
-    integer sk, sj, s_shift, s_qb;
+    integer sk, sj, s_shift;
     reg [SLOT_BITS:0]   s_j;
-    reg [SLOT_BITS:0]   s_o;              // 1 .. 2^b slots on from p
-    reg [TICK_BITS-1:0] s_low;            // the fields of s_base_q below the level
-    reg [TICK_BITS-1:0] s_obase;          // s_o - s_j, modulo 2^48
-    reg [TICK_BITS-1:0] s_qoff;           // the candidate's quiet_d less s_j << s_shift
+    reg [SLOT_BITS:0]   s_om1;            // s_o - 1, s_o = 1 .. 2^b slots on from p
+    reg [TICK_BITS-1:0] s_qpre;           // the candidate's quiet_d less s_j << s_shift
     reg [TICK_BITS-1:0] s_cand_quiet;     // candidate - now_next - 1
     reg [TICK_BITS-1:0] s_reach;          // (answer - s_base_q - 1 + s_low) >> s_shift
     always @(*) begin
@@ -324,31 +329,26 @@ module tw_core #(
             if (s_lvl_q == sk[LVL_W-1:0])
                 s_word = srch_words[sk*SW +: SW];
         s_shift = s_lvl_q * SLOT_BITS;
-        s_q     = s_qs_q[s_shift +: SLOT_BITS];
-        s_qb    = {{(32-SLOT_BITS){1'b0}}, s_q} % SW;
-        s_hits  = s_word;
-        if (s_i_q == 0)
-            s_hits = s_hits & ({SW{1'b1}} << s_qb);
-        if (s_i_q == NWORDS[WI_BITS-1:0])
-            s_hits = s_hits & ~({SW{1'b1}} << s_qb);
+        s_hits  = s_word & s_mask_q;
         s_hit = |s_hits;
         s_j   = 0;
         for (sj = SW - 1; sj >= 0; sj = sj - 1)
             if (s_hits[sj])
                 s_j = sj[SLOT_BITS:0];
-        s_o    = {{(SLOT_BITS+1-WI_BITS){1'b0}}, s_i_q} * SW[SLOT_BITS:0] + s_j - s_qb[SLOT_BITS:0] + 1'b1;
+        s_om1  = {{(SLOT_BITS+1-WI_BITS){1'b0}}, s_i_q} * SW[SLOT_BITS:0] + s_j
+                 - {{(SLOT_BITS+1-BIT_BITS){1'b0}}, s_qb_q};
         // The candidate is (s_base_q with the fields below the level cleared)
         // + (s_o << s_shift). Its quiet_d, candidate - now_next - 1, is
-        // (s_o << s_shift) - s_low - s_elapsed - step - 1 (no jump while the
-        // search runs): all of it but s_j comes from registers, so one carry
-        // chain follows the word scan.
-        s_low     = s_base_q & ((48'd1 << s_shift) - 48'd1);
-        s_obase   = {{(TICK_BITS-WI_BITS){1'b0}}, s_i_q} * SW + 48'd1
-                    - {{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_qb[SLOT_BITS:0]};
-        s_qoff    = (s_obase << s_shift) + ~s_low - s_elapsed - {47'd0, step};
-        s_cand_quiet = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_j} << s_shift) + s_qoff;
+        // (s_om1 << s_shift) + (~s_base_q's fields below the level)
+        // - s_elapsed - step (no jump while the search runs), where
+        // s_om1 = s_i_q * SW - s_qb_q + s_j: all but s_j comes from
+        // registers, so one carry chain follows the word scan.
+        s_qpre = (({{(TICK_BITS-WI_BITS){1'b0}}, s_i_q} * SW
+                   - {{(TICK_BITS-BIT_BITS){1'b0}}, s_qb_q}) << s_shift)
+               + (~s_base_q & ((48'd1 << s_shift) - 48'd1)) - s_elapsed - {47'd0, step};
+        s_cand_quiet = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_j} << s_shift) + s_qpre;
         // The answer so far is quiet_q + s_elapsed + 1 ticks from s_base_q.
-        s_reach   = (quiet_q + s_elapsed + s_low) >> s_shift;
+        s_reach   = (quiet_q + s_elapsed + (s_base_q & ((48'd1 << s_shift) - 48'd1))) >> s_shift;
     end
 
     // The answer holds while time is before it and the bitmap is unchanged.
@@ -364,9 +364,10 @@ module tw_core #(
                        : step_one ? passed_quiet(quiet_less_one) : passed_quiet(quiet_q));
     wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
     // The candidate is nearer than the answer so far when
-    // (s_o << s_shift) - s_low <= answer - s_base_q - 1, that is when s_o <= s_reach:
+    // (s_o << s_shift) - s_low <= answer - s_base_q - 1 (s_low: the fields of
+    // s_base_q below the level), that is when s_o <= s_reach:
     // s_reach comes from registers alone, and s_o is a few bits wide.
-    wire s_better = !s_found_q || |(s_reach >> (SLOT_BITS + 1)) || s_o <= s_reach[SLOT_BITS:0];
+    wire s_better = !s_found_q || |(s_reach >> (SLOT_BITS + 1)) || s_om1 < s_reach[SLOT_BITS:0];
     wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
 
     reg                 s_run_d, s_valid_d, s_found_d;
@@ -443,12 +444,15 @@ module tw_core #(
     // A new search starts at level 0's slot after now_next, which the visit
     // port fetches anyway; the choice comes last, so a restart does not wait
     // for an adder. Only the word part of a slot is used here; its bit
-    // within the word is taken a cycle later (s_qb).
+    // within the word and the scan's mask of that word are registered here.
     /* verilator lint_off UNUSEDSIGNAL */
     reg [SLOT_BITS-1:0] s_q_c;
     wire [SLOT_BITS-1:0] s_q_start = ahead_slots_d[0 +: SLOT_BITS];
     /* verilator lint_on UNUSEDSIGNAL */
     reg [WORD_BITS-1:0] s_word_d;
+    reg [BIT_BITS-1:0]  s_qb_d;
+    reg [SW-1:0]        s_mask_d;
+    wire [WI_BITS-1:0]  s_i_n = s_start ? {WI_BITS{1'b0}} : s_i_c;
     integer wk;
     always @(*) begin
         s_q_c = 0;
@@ -459,6 +463,16 @@ module tw_core #(
         if (NWORDS > 1)
             s_word_d = s_start ? s_q_start[SLOT_BITS-1 -: WORD_BITS]
                                : s_q_c[SLOT_BITS-1 -: WORD_BITS] + s_i_c[WORD_BITS-1:0];
+        s_qb_d   = s_start ? s_q_start[BIT_BITS-1:0] : s_q_c[BIT_BITS-1:0];
+        s_mask_d = {SW{1'b1}};
+        if (s_i_n == 0)
+            s_mask_d = s_mask_d & ({SW{1'b1}} << s_qb_d);
+        if (s_i_n == NWORDS[WI_BITS-1:0])
+            s_mask_d = s_mask_d & ~({SW{1'b1}} << s_qb_d);
+    end
+    always @(posedge i_clk) begin
+        s_qb_q   <= s_qb_d;
+        s_mask_q <= s_mask_d;
     end
 
     // The bitmaps: one SET or CLEAR per cycle, or CLEAR_ALL.
