@@ -122,11 +122,10 @@ module tw_core #(
     wire step_quiet = jumped && take_quiet;
     wire step_all   = jumped && !take_quiet;
     wire step_one   = step && !jumped;
-`ifdef FORMAL
-    // The amount itself, for the properties.
+    // The amount itself, where a few bits of it are enough (the coalescing
+    // age), and for the properties.
     wire [TICK_BITS-1:0] step_amt = step_quiet ? quiet_q : step_all ? adv_left
                                   : {{(TICK_BITS-1){1'b0}}, step_one};
-`endif
     // Picks the value for this cycle's amount among the four formed beside it.
     function [TICK_BITS-1:0] by_step;
         input q, a, o;                        // step_quiet, step_all, step_one
@@ -138,8 +137,9 @@ module tw_core #(
         input [TICK_BITS-1:0] d;
         reached = d == 0 || d[TICK_BITS-1];
     endfunction
+    wire [TICK_BITS-1:0] now_plus_quiet = now_q + quiet_q;    // the answer - 1
     wire [TICK_BITS-1:0] now_next = by_step(step_quiet, step_all, step_one,
-                                            now_q + quiet_q, now_q + adv_left, now_q + 48'd1, now_q);
+                                            now_plus_quiet, now_q + adv_left, now_q + 48'd1, now_q);
 
     // ----------------------------------------------------------------- visits
     // The bitmaps sit in block RAM, read a cycle ahead: each cycle fetches,
@@ -354,14 +354,14 @@ module tw_core #(
     // The answer holds while time is before it and the bitmap is unchanged.
     // The answer is reached when answer - now_next <= 0, i.e. when
     // quiet_after = answer - now_next - 1 is -1 or below.
-    // A jump to the tick before the answer leaves quiet_after = 0.
-    wire [TICK_BITS-1:0] quiet_less_all = quiet_q - adv_left;
-    wire [TICK_BITS-1:0] quiet_less_one = quiet_q - 48'd1;
-    wire [TICK_BITS-1:0] quiet_after = by_step(step_quiet, step_all, step_one,
-                                               48'd0, quiet_less_all, quiet_less_one, quiet_q);
+    // quiet_after only goes into a register; whether it has passed needs no
+    // subtraction: a jump lands before the answer (on a jump to the tick
+    // before it, quiet_after = 0; on one over all of ADVANCE, quiet_q >
+    // ADVANCE's remainder), and after one tick it has passed exactly when
+    // quiet_q - 1 has, that is when quiet_q itself is reached.
+    wire [TICK_BITS-1:0] quiet_after = quiet_q - step_amt;
     wire s_stale = s_valid_q && s_found_q
-                   && (step_quiet ? 1'b0 : step_all ? passed_quiet(quiet_less_all)
-                       : step_one ? passed_quiet(quiet_less_one) : passed_quiet(quiet_q));
+                   && (step_one ? reached(quiet_q) : !jumped && passed_quiet(quiet_q));
     wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
     // The candidate is nearer than the answer so far when
     // (s_o << s_shift) - s_low <= answer - s_base_q - 1 (s_low: the fields of
@@ -502,13 +502,10 @@ module tw_core #(
     endgenerate
 
     // NEXT: the answer capped at now + horizon. The answer is now_q + quiet_q + 1.
-    // (The +1 rides on the carry in of one adder; bit 0 is that carry's slot.)
-    /* verilator lint_off UNUSEDSIGNAL */
-    wire [TICK_BITS:0] best_tick = {now_q, 1'b1} + {quiet_q, 1'b1};
-    /* verilator lint_on UNUSEDSIGNAL */
+    wire [TICK_BITS-1:0] best_tick = now_plus_quiet + 48'd1;
     wire [TICK_BITS-1:0] horizon_end = now_q + {16'd0, horizon_q};
     wire [TICK_BITS-1:0] next_tick = !srch_ok ? 48'd0
-                                   : s_found_q && quiet_q < {16'd0, horizon_q} ? best_tick[TICK_BITS:1]
+                                   : s_found_q && quiet_q < {16'd0, horizon_q} ? best_tick
                                    : horizon_end;
 
     // ------------------------------------------------------------- registers
@@ -573,14 +570,10 @@ module tw_core #(
                           : adv_step ? adv_rem_q - 32'd1 : adv_rem_q;
     wire [32:0] adv_sum = {1'b0, adv_after}
                         + ((wr && i_wb_adr == TW_REG_ADVANCE) ? {1'b0, i_wb_dat} : 33'd0);
-    // The coalescing age after the step, saturating at 0xFFFF.
-    wire [16:0] age_quiet = {1'b0, irq_age_q} + {1'b0, quiet_q[15:0]};
-    wire [16:0] age_all   = {1'b0, irq_age_q} + {1'b0, adv_rem_q[15:0]};
-    wire [16:0] age_one   = {1'b0, irq_age_q} + 17'd1;
-    wire [16:0] age_sum   = step_quiet ? age_quiet : step_all ? age_all
-                          : step_one ? age_one : {1'b0, irq_age_q};
-    wire        age_sat   = age_sum[16] || (step_quiet && |quiet_q[TICK_BITS-1:16])
-                                        || (step_all && |adv_rem_q[31:16]);
+    // The coalescing age after the step, saturating at 0xFFFF (16 bits: off
+    // the step's longest paths, so one adder after the amount).
+    wire [16:0] age_sum = {1'b0, irq_age_q} + {1'b0, step_amt[15:0]};
+    wire        age_sat = age_sum[16] || |step_amt[TICK_BITS-1:16];
 
     always @(posedge i_clk) begin
         if (i_rst) begin
