@@ -51,7 +51,7 @@ VARIANTS = [
         ("rtl/tw_core.v", r"next_hi_snap_q <= next_tick\[47:32\];", "next_hi_snap_q <= 16'd0;", 1),
     ]),
     ("counters", "the five 32-bit statistics counters (CNT_*)", "tw_spi_top", [
-        ("rtl/tw_core.v", r"rdata = cnt_\w+_q;", "rdata = 32'd0;", 5),
+        ("rtl/tw_core.v", r"rdata = cnt_\w+_(q|now);", "rdata = 32'd0;", 5),
     ]),
     ("coalesce", "interrupt coalescing (COALESCE, the age counter)", "tw_spi_top", [
         ("rtl/tw_core.v", r"(wire\s+irq_due\s*=)[^;]*;", r"\1 1'b1;", 1),

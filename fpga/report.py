@@ -125,9 +125,9 @@ def linear_fit(points):
 REG_GROUPS = [
     (r"u_core\.g_level\.\S*u_bitmap|u_core\.g_level\[\d+\]\.u_bitmap", "busy bitmaps (written-word flags, read and bypass registers; the bits are in EBR)"),
     (r"u_core\.(quiet_q|arm_gap_q|ahead_slots_q)", "distances kept for the one-clock step (quiet ticks, armed tick) and fetched slots"),
-    (r"u_core\.s_\w+", "next-busy search (base, best answer, scan state)"),
+    (r"u_core\.s_\w+", "next-busy search (base, each level's next slot, elapsed ticks, scan state)"),
     (r"u_core\.now_q|u_core\.now_hi_snap_q", "tick counter and its NOW_HI snapshot"),
-    (r"u_core\.cnt_\w+", "statistics counters (CNT_*)"),
+    (r"u_core\.(cnt_\w+|pend_\w+)", "statistics counters (CNT_*) and the events they add a clock later"),
     (r"u_core\.(prescale_q|presc_cnt_q)", "prescaler"),
     (r"u_core\.(arm_lo_q|arm_hi_q)", "ARM_LO/ARM_HI"),
     (r"u_core\.(horizon_q|next_hi_snap_q)", "SEARCH horizon and NEXT_HI snapshot"),

@@ -89,27 +89,57 @@ module tw_core #(
     wire fifo_full, fifo_empty, push_ok;
     wire [FIFO_LOG2:0] fifo_count;
     // Virtual time waits for the host: it never overruns the FIFO. Where the
-    // search (below) vouches that no busy visit comes before `s_best_q`,
+    // search (below) vouches that no busy visit comes before its answer,
     // virtual time jumps straight to the tick before it: many slots a clock.
     wire adv_step = ctrl_src_q == SRC_HOST && adv_rem_q != 0 && !hold_q && !fifo_full;
     wire                 srch_valid_q, srch_found_q;
-    // quiet_q = s_best_q - now_q - 1, kept up to date alongside both, so
+    // The search's answer is kept as its distance from the counter:
+    // quiet_q = answer - now_q - 1, kept up to date as the counter steps, so
     // that the step below needs one comparison, not a subtraction first.
     reg  [TICK_BITS-1:0] quiet_q;
     localparam [TICK_BITS-1:0] HALF_M1 = {1'b0, {(TICK_BITS-1){1'b1}}};   // 2^47 - 1
     // Time may pass the answer while the search runs: then it vouches for nothing.
-    // s_best_q - now_q in 1 .. 2^47-1
-    wire                 best_ahead  = !quiet_q[TICK_BITS-1] && quiet_q != HALF_M1;
-    wire [TICK_BITS-1:0] quiet_ticks = quiet_q;                    // no busy visit among them
+    // answer - now_q in 1 .. 2^47-1
+    function passed_quiet;                    // answer - now - 1 given: answer reached
+        input [TICK_BITS-1:0] q;
+        passed_quiet = q[TICK_BITS-1] || q == HALF_M1;
+    endfunction
+    wire                 best_ahead  = !passed_quiet(quiet_q);
     wire [TICK_BITS-1:0] adv_left    = {16'd0, adv_rem_q};
-    wire [TICK_BITS-1:0] adv_jump    = !srch_found_q || quiet_ticks > adv_left ? adv_left : quiet_ticks;
+    // quiet_q > adv_left; adv_left is 32 bits wide, so one 32-bit comparison.
+    wire                 quiet_gt_adv = |quiet_q[TICK_BITS-1:32] || quiet_q[31:0] > adv_rem_q;
     wire                 srch_ok     = srch_valid_q && (!srch_found_q || best_ahead);
-    wire                 take_quiet  = srch_found_q && !(quiet_ticks > adv_left);
-    wire                 may_jump    = srch_ok && (take_quiet ? quiet_ticks != 0 : adv_rem_q != 0);
-    wire [TICK_BITS-1:0] adv_amt     = may_jump ? adv_jump : 48'd1;
+    wire                 take_quiet  = srch_found_q && !quiet_gt_adv;
+    wire                 may_jump    = srch_ok && (take_quiet ? quiet_q != 0 : adv_rem_q != 0);
     wire step = presc_pulse || ext_rise || adv_step;
-    wire [TICK_BITS-1:0] step_amt = adv_step ? adv_amt : {{(TICK_BITS-1){1'b0}}, step};
-    wire [TICK_BITS-1:0] now_next = now_q + step_amt;
+    // A step is one of four amounts: none, one tick, a jump to the tick before
+    // the search's answer (quiet_q ticks, none of them busy), or a jump over all
+    // that ADVANCE has left. Every sum and difference with the amount below is
+    // formed for each amount beside this choice, from registers alone, and the
+    // choice only selects among them: a step costs one carry chain and a
+    // multiplexer, not a comparison followed by an add.
+    wire jumped     = adv_step && may_jump;
+    wire step_quiet = jumped && take_quiet;
+    wire step_all   = jumped && !take_quiet;
+    wire step_one   = step && !jumped;
+    // The amount itself, where a few bits of it are enough (the coalescing
+    // age), and for the properties.
+    wire [TICK_BITS-1:0] step_amt = step_quiet ? quiet_q : step_all ? adv_left
+                                  : {{(TICK_BITS-1){1'b0}}, step_one};
+    // Picks the value for this cycle's amount among the four formed beside it.
+    function [TICK_BITS-1:0] by_step;
+        input q, a, o;                        // step_quiet, step_all, step_one
+        input [TICK_BITS-1:0] v_quiet, v_all, v_one, v_none;
+        by_step = q ? v_quiet : a ? v_all : o ? v_one : v_none;
+    endfunction
+    // A distance d = x - now has been reached when d <= 0 (modulo 2^48).
+    function reached;
+        input [TICK_BITS-1:0] d;
+        reached = d == 0 || d[TICK_BITS-1];
+    endfunction
+    wire [TICK_BITS-1:0] now_plus_quiet = now_q + quiet_q;    // the answer - 1
+    wire [TICK_BITS-1:0] now_next = by_step(step_quiet, step_all, step_one,
+                                            now_plus_quiet, now_q + adv_left, now_q + 48'd1, now_q);
 
     // ----------------------------------------------------------------- visits
     // The bitmaps sit in block RAM, read a cycle ahead: each cycle fetches,
@@ -122,7 +152,6 @@ module tw_core #(
     reg [LEVELS-1:0]    hit;
     wire [LEVELS-1:0]   busy_ahead;          // the fetched slot's busy bit
     reg  [LEVELS*SLOT_BITS-1:0] ahead_slots_q;   // the fetched slots
-    wire                jumped = adv_step && may_jump;
     reg                 carry_in;
     integer vk;
     always @(*) begin
@@ -162,13 +191,19 @@ module tw_core #(
     // arm_gap_q = arm_tick - now_q, kept up to date like quiet_q.
     wire [TICK_BITS-1:0] arm_tick  = {arm_hi_q, arm_lo_q};
     reg  [TICK_BITS-1:0] arm_gap_q;
-    wire [TICK_BITS-1:0] arm_ahead = arm_gap_q - step_amt;        // arm_tick - now_next
-    wire arm_passed = arm_ahead == 0 || arm_ahead[TICK_BITS-1];
+    // arm_tick - now_next, and whether it is reached, for each step amount.
+    wire [TICK_BITS-1:0] arm_gap_quiet = arm_gap_q - quiet_q;
+    wire [TICK_BITS-1:0] arm_gap_all   = arm_gap_q - adv_left;
+    wire [TICK_BITS-1:0] arm_gap_one   = arm_gap_q - 48'd1;
+    wire [TICK_BITS-1:0] arm_ahead     = by_step(step_quiet, step_all, step_one,
+                                                 arm_gap_quiet, arm_gap_all, arm_gap_one, arm_gap_q);
+    wire arm_passed = step_quiet ? reached(arm_gap_quiet) : step_all ? reached(arm_gap_all)
+                    : step_one ? reached(arm_gap_one) : reached(arm_gap_q);
     wire                 arm_lo_wr = wr && i_wb_adr == TW_REG_ARM_LO;
     wire                 arm_hi_wr = wr && i_wb_adr == TW_REG_ARM_HI;
     wire [TICK_BITS-1:0] arm_new   = {arm_hi_wr ? i_wb_dat[15:0] : arm_tick[47:32],
                                       arm_lo_wr ? i_wb_dat : arm_tick[31:0]};
-    wire [TICK_BITS-1:0] arm_base  = arm_lo_wr || arm_hi_wr ? arm_new - now_q : arm_gap_q;
+    wire [TICK_BITS-1:0] arm_gap_d = arm_lo_wr || arm_hi_wr ? arm_new - now_next : arm_ahead;
     // A visit of this very slot in this cycle already reports it once.
     reg  arm_seen;
     integer ak;
@@ -228,6 +263,14 @@ module tw_core #(
             n_events = n_events + {2'b00, hit[nk]};
     end
 
+    // The event counters add a cycle's events a clock later, off the step's
+    // path; what they read (cnt_*_now) includes the events still pending.
+    reg  [2:0]  pend_events_q, pend_overflow_q;
+    reg         pend_late_q;
+    wire [31:0] cnt_events_now   = cnt_events_q + {29'd0, pend_events_q};
+    wire [31:0] cnt_overflow_now = cnt_overflow_q + {29'd0, pend_overflow_q};
+    wire [31:0] cnt_late_now     = cnt_late_q + {31'd0, pend_late_q};
+
     // Coalescing: hold the line until enough entries wait or the FIFO has
     // been non-empty long enough. Held or stalled virtual time (HOLD, or a
     // full FIFO) needs the host at once, whatever the settings.
@@ -248,52 +291,89 @@ module tw_core #(
     reg                 s_run_q, s_valid_q, s_found_q;
     reg [LVL_W-1:0]     s_lvl_q;
     reg [WI_BITS-1:0]   s_i_q;             // words scanned at this level
-    reg [TICK_BITS-1:0] s_base_q, s_best_q;
+    reg [TICK_BITS-1:0] s_base_q;
     assign srch_valid_q = s_valid_q;
     assign srch_found_q = s_found_q;
 
+    // Each level's slot after the pointer of s_base_q, kept from the start
+    // of the search (where the visit port computes them anyway), so a scan
+    // cycle begins from registers.
+    reg [LEVELS*SLOT_BITS-1:0] s_qs_q;
+    // Ticks since the search started, s_elapsed_q = now_q - s_base_q while it
+    // runs: a running search vouches for nothing, so time takes at most one
+    // tick a clock then, and a search is short.
+    localparam integer EL_BITS = $clog2(LEVELS * (NWORDS + 1) + 2) + 1;
+    reg [EL_BITS-1:0]   s_elapsed_q;
+    wire [TICK_BITS-1:0] s_elapsed = {{(TICK_BITS-EL_BITS){1'b0}}, s_elapsed_q};
+
+    // The bits of this cycle's word that are in the scan (from the slot after
+    // the pointer on the first word, up to it on the wrapped last word), and
+    // the pointer's successor's bit within its word: both worked out a clock
+    // ahead, so the word read meets registers only.
+    localparam integer BIT_BITS = SW > 1 ? $clog2(SW) : 1;
+    reg [SW-1:0]        s_mask_q;
+    reg [BIT_BITS-1:0]  s_qb_q;
+
     reg [SW-1:0]        s_word;
-    reg [SLOT_BITS-1:0] s_p, s_q;
     reg [SW-1:0]        s_hits;
     reg                 s_hit;
-    reg [TICK_BITS-1:0] s_cand;
-    integer sk, sj, s_shift, s_qb, s_j, s_o;
+    integer sk, sj, s_shift;
+    reg [SLOT_BITS:0]   s_j;
+    reg [SLOT_BITS:0]   s_om1;            // s_o - 1, s_o = 1 .. 2^b slots on from p
+    reg [TICK_BITS-1:0] s_qpre;           // the candidate's quiet_d less s_j << s_shift
+    reg [TICK_BITS-1:0] s_cand_quiet;     // candidate - now_next - 1
+    reg [TICK_BITS-1:0] s_reach;          // (answer - s_base_q - 1 + s_low) >> s_shift
     always @(*) begin
         s_word = 0;
         for (sk = 0; sk < LEVELS; sk = sk + 1)
             if (s_lvl_q == sk[LVL_W-1:0])
                 s_word = srch_words[sk*SW +: SW];
         s_shift = s_lvl_q * SLOT_BITS;
-        s_p     = s_base_q[s_shift +: SLOT_BITS];
-        s_q     = s_p + 1'b1;                         // wraps to 0 after the last slot
-        s_qb    = {{(32-SLOT_BITS){1'b0}}, s_q} % SW;
-        s_hits  = s_word;
-        if (s_i_q == 0)
-            s_hits = s_hits & ({SW{1'b1}} << s_qb);
-        if (s_i_q == NWORDS[WI_BITS-1:0])
-            s_hits = s_hits & ~({SW{1'b1}} << s_qb);
+        s_hits  = s_word & s_mask_q;
         s_hit = |s_hits;
         s_j   = 0;
         for (sj = SW - 1; sj >= 0; sj = sj - 1)
             if (s_hits[sj])
-                s_j = sj;
-        s_o    = {{(32-WI_BITS){1'b0}}, s_i_q} * SW + s_j - s_qb + 1;   // 1 .. 2^b slots on from p
-        s_cand = (s_base_q & ~((48'd1 << s_shift) - 48'd1)) + ({16'd0, s_o[31:0]} << s_shift);
+                s_j = sj[SLOT_BITS:0];
+        s_om1  = {{(SLOT_BITS+1-WI_BITS){1'b0}}, s_i_q} * SW[SLOT_BITS:0] + s_j
+                 - {{(SLOT_BITS+1-BIT_BITS){1'b0}}, s_qb_q};
+        // The candidate is (s_base_q with the fields below the level cleared)
+        // + (s_o << s_shift). Its quiet_d, candidate - now_next - 1, is
+        // (s_om1 << s_shift) + (~s_base_q's fields below the level)
+        // - s_elapsed - step (no jump while the search runs), where
+        // s_om1 = s_i_q * SW - s_qb_q + s_j: all but s_j comes from
+        // registers, so one carry chain follows the word scan.
+        s_qpre = (({{(TICK_BITS-WI_BITS){1'b0}}, s_i_q} * SW
+                   - {{(TICK_BITS-BIT_BITS){1'b0}}, s_qb_q}) << s_shift)
+               + (~s_base_q & ((48'd1 << s_shift) - 48'd1)) - s_elapsed - {47'd0, step};
+        s_cand_quiet = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_j} << s_shift) + s_qpre;
+        // The answer so far is quiet_q + s_elapsed + 1 ticks from s_base_q.
+        s_reach   = (quiet_q + s_elapsed + (s_base_q & ((48'd1 << s_shift) - 48'd1))) >> s_shift;
     end
 
     // The answer holds while time is before it and the bitmap is unchanged.
-    // The answer is reached when s_best_q - now_next <= 0, i.e. when
-    // quiet_after = s_best_q - now_next - 1 is -1 or below.
+    // The answer is reached when answer - now_next <= 0, i.e. when
+    // quiet_after = answer - now_next - 1 is -1 or below.
+    // quiet_after only goes into a register; whether it has passed needs no
+    // subtraction: a jump lands before the answer (on a jump to the tick
+    // before it, quiet_after = 0; on one over all of ADVANCE, quiet_q >
+    // ADVANCE's remainder), and after one tick it has passed exactly when
+    // quiet_q - 1 has, that is when quiet_q itself is reached.
     wire [TICK_BITS-1:0] quiet_after = quiet_q - step_amt;
-    wire s_stale = s_valid_q && s_found_q && (quiet_after[TICK_BITS-1] || quiet_after == HALF_M1);
+    wire s_stale = s_valid_q && s_found_q
+                   && (step_one ? reached(quiet_q) : !jumped && passed_quiet(quiet_q));
     wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
-    wire s_better = !s_found_q || (s_cand - s_base_q) < (s_best_q - s_base_q);
+    // The candidate is nearer than the answer so far when
+    // (s_o << s_shift) - s_low <= answer - s_base_q - 1 (s_low: the fields of
+    // s_base_q below the level), that is when s_o <= s_reach:
+    // s_reach comes from registers alone, and s_o is a few bits wide.
+    wire s_better = !s_found_q || |(s_reach >> (SLOT_BITS + 1)) || s_om1 < s_reach[SLOT_BITS:0];
     wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
 
     reg                 s_run_d, s_valid_d, s_found_d;
     reg [LVL_W-1:0]     s_lvl_d;
     reg [WI_BITS-1:0]   s_i_d;
-    reg [TICK_BITS-1:0] s_base_d, s_best_d;
+    reg [TICK_BITS-1:0] s_base_d;
     reg [LVL_W-1:0]     s_lvl_c;           // where a running search goes next
     // s_i_c's top bit is the last step, back to the first word: the word
     // address wraps round the level, so it does not use that bit.
@@ -307,10 +387,8 @@ module tw_core #(
         s_lvl_d   = s_lvl_q;
         s_i_d     = s_i_q;
         s_base_d  = s_base_q;
-        s_best_d  = s_best_q;
         if (s_run_q) begin
             if (s_hit && s_better) begin
-                s_best_d  = s_cand;
                 s_found_d = 1'b1;
             end
             if (!s_level_done) begin
@@ -332,7 +410,6 @@ module tw_core #(
             s_lvl_d   = 0;
             s_i_d     = 0;
             s_base_d  = 0;
-            s_best_d  = 0;
         end else if (s_start) begin
             s_run_d   = 1'b1;
             s_valid_d = 1'b0;
@@ -340,25 +417,26 @@ module tw_core #(
             s_lvl_d   = 0;
             s_i_d     = 0;
             s_base_d  = now_next;
-            s_best_d  = s_best_q;
-        end
+            end
     end
 
     // A new answer's distance is worked out from the old time and stepped on.
-    wire [TICK_BITS-1:0] cand_quiet = s_cand + ~now_q;             // s_cand - now_q - 1
+    wire s_take = !s_start && s_run_q && s_hit && s_better;
     wire [TICK_BITS-1:0] quiet_d = i_rst ? {TICK_BITS{1'b1}}
-                                 : (!s_start && s_run_q && s_hit && s_better) ? cand_quiet - step_amt
+                                 : s_take ? s_cand_quiet
                                  : quiet_after;
 
     always @(posedge i_clk) begin
         quiet_q   <= quiet_d;
+        s_elapsed_q <= s_start ? {EL_BITS{1'b0}} : s_elapsed_q + {{(EL_BITS-1){1'b0}}, step};
+        if (s_start)
+            s_qs_q <= ahead_slots_d;
         s_run_q   <= s_run_d;
         s_valid_q <= s_valid_d;
         s_found_q <= s_found_d;
         s_lvl_q   <= s_lvl_d;
         s_i_q     <= s_i_d;
         s_base_q  <= s_base_d;
-        s_best_q  <= s_best_d;
     end
 
     // The word the search scans next cycle: its level's slot after the
@@ -366,22 +444,35 @@ module tw_core #(
     // A new search starts at level 0's slot after now_next, which the visit
     // port fetches anyway; the choice comes last, so a restart does not wait
     // for an adder. Only the word part of a slot is used here; its bit
-    // within the word is taken a cycle later from s_base_q (s_qb).
+    // within the word and the scan's mask of that word are registered here.
     /* verilator lint_off UNUSEDSIGNAL */
     reg [SLOT_BITS-1:0] s_q_c;
     wire [SLOT_BITS-1:0] s_q_start = ahead_slots_d[0 +: SLOT_BITS];
     /* verilator lint_on UNUSEDSIGNAL */
     reg [WORD_BITS-1:0] s_word_d;
+    reg [BIT_BITS-1:0]  s_qb_d;
+    reg [SW-1:0]        s_mask_d;
+    wire [WI_BITS-1:0]  s_i_n = s_start ? {WI_BITS{1'b0}} : s_i_c;
     integer wk;
     always @(*) begin
         s_q_c = 0;
         for (wk = 0; wk < LEVELS; wk = wk + 1)
             if (s_lvl_c == wk[LVL_W-1:0])
-                s_q_c = s_base_q[wk*SLOT_BITS +: SLOT_BITS] + 1'b1;
+                s_q_c = s_qs_q[wk*SLOT_BITS +: SLOT_BITS];
         s_word_d = 0;
         if (NWORDS > 1)
             s_word_d = s_start ? s_q_start[SLOT_BITS-1 -: WORD_BITS]
                                : s_q_c[SLOT_BITS-1 -: WORD_BITS] + s_i_c[WORD_BITS-1:0];
+        s_qb_d   = s_start ? s_q_start[BIT_BITS-1:0] : s_q_c[BIT_BITS-1:0];
+        s_mask_d = {SW{1'b1}};
+        if (s_i_n == 0)
+            s_mask_d = s_mask_d & ({SW{1'b1}} << s_qb_d);
+        if (s_i_n == NWORDS[WI_BITS-1:0])
+            s_mask_d = s_mask_d & ~({SW{1'b1}} << s_qb_d);
+    end
+    always @(posedge i_clk) begin
+        s_qb_q   <= s_qb_d;
+        s_mask_q <= s_mask_d;
     end
 
     // The bitmaps: one SET or CLEAR per cycle, or CLEAR_ALL.
@@ -410,10 +501,11 @@ module tw_core #(
         end
     endgenerate
 
-    // NEXT: the answer capped at now + horizon.
+    // NEXT: the answer capped at now + horizon. The answer is now_q + quiet_q + 1.
+    wire [TICK_BITS-1:0] best_tick = now_plus_quiet + 48'd1;
     wire [TICK_BITS-1:0] horizon_end = now_q + {16'd0, horizon_q};
     wire [TICK_BITS-1:0] next_tick = !srch_ok ? 48'd0
-                                   : s_found_q && quiet_q < {16'd0, horizon_q} ? s_best_q
+                                   : s_found_q && quiet_q < {16'd0, horizon_q} ? best_tick
                                    : horizon_end;
 
     // ------------------------------------------------------------- registers
@@ -459,9 +551,9 @@ module tw_core #(
             TW_REG_CMD:                addr_ok = i_wb_we;
             TW_REG_EVT_INFO:     begin rdata = evt_info;                 addr_ok = !i_wb_we; end
             TW_REG_EVT_TICK:     begin rdata = evt_tick;                 addr_ok = !i_wb_we; end
-            TW_REG_CNT_EVENTS:   begin rdata = cnt_events_q;             addr_ok = !i_wb_we; end
-            TW_REG_CNT_LATE:     begin rdata = cnt_late_q;               addr_ok = !i_wb_we; end
-            TW_REG_CNT_OVERFLOW: begin rdata = cnt_overflow_q;           addr_ok = !i_wb_we; end
+            TW_REG_CNT_EVENTS:   begin rdata = cnt_events_now;           addr_ok = !i_wb_we; end
+            TW_REG_CNT_LATE:     begin rdata = cnt_late_now;             addr_ok = !i_wb_we; end
+            TW_REG_CNT_OVERFLOW: begin rdata = cnt_overflow_now;         addr_ok = !i_wb_we; end
             TW_REG_CNT_CMDS:     begin rdata = cnt_cmds_q;               addr_ok = !i_wb_we; end
             TW_REG_CNT_BUSERR:   begin rdata = cnt_buserr_q;             addr_ok = !i_wb_we; end
             TW_REG_SEARCH:             rdata = horizon_q;
@@ -472,9 +564,14 @@ module tw_core #(
         endcase
     end
 
-    wire [32:0] adv_taken = adv_step ? adv_amt[32:0] : 33'd0;   // adv_amt <= adv_rem_q
-    wire [32:0] adv_sum = {1'b0, adv_rem_q} - adv_taken
+    // What ADVANCE has left after this cycle's step (a jump to the answer
+    // takes quiet_q <= adv_rem_q ticks, the other jump all of them).
+    wire [31:0] adv_after = step_quiet ? adv_rem_q - quiet_q[31:0] : step_all ? 32'd0
+                          : adv_step ? adv_rem_q - 32'd1 : adv_rem_q;
+    wire [32:0] adv_sum = {1'b0, adv_after}
                         + ((wr && i_wb_adr == TW_REG_ADVANCE) ? {1'b0, i_wb_dat} : 33'd0);
+    // The coalescing age after the step, saturating at 0xFFFF (16 bits: off
+    // the step's longest paths, so one adder after the amount).
     wire [16:0] age_sum = {1'b0, irq_age_q} + {1'b0, step_amt[15:0]};
     wire        age_sat = age_sum[16] || |step_amt[TICK_BITS-1:16];
 
@@ -499,6 +596,9 @@ module tw_core #(
             ext_sync_q      <= 0;
             cnt_events_q    <= 0;
             cnt_late_q      <= 0;
+            pend_events_q   <= 0;
+            pend_overflow_q <= 0;
+            pend_late_q     <= 1'b0;
             cnt_overflow_q  <= 0;
             cnt_cmds_q      <= 0;
             cnt_buserr_q    <= 0;
@@ -515,7 +615,7 @@ module tw_core #(
                 o_wb_dat <= rdata;
             ext_sync_q <= {ext_sync_q[1:0], i_ext_tick};
             now_q      <= now_next;
-            arm_gap_q  <= arm_base - step_amt;
+            arm_gap_q  <= arm_gap_d;
             adv_rem_q  <= adv_sum[32] ? 32'hFFFF_FFFF : adv_sum[31:0];
 
             if (ctrl_src_q != SRC_INT || presc_cnt_q == 0)
@@ -559,12 +659,15 @@ module tw_core #(
                 if (i_wb_dat[TW_STATUS_HOLD_LSB])     hold_q     <= 1'b0;
                 if (i_wb_dat[TW_STATUS_CMD_ERR_LSB])  cmd_err_q  <= 1'b0;
             end
-            if (push && !push_ok) begin
-                overflow_q     <= 1'b1;
-                cnt_overflow_q <= cnt_overflow_q + {29'd0, n_events};
-            end
+            pend_events_q   <= push && push_ok ? n_events : 3'd0;
+            pend_overflow_q <= push && !push_ok ? n_events : 3'd0;
+            pend_late_q     <= late;
+            cnt_events_q    <= cnt_events_now;
+            cnt_overflow_q  <= cnt_overflow_now;
+            cnt_late_q      <= cnt_late_now;
+            if (push && !push_ok)
+                overflow_q <= 1'b1;
             if (push && push_ok) begin
-                cnt_events_q <= cnt_events_q + {29'd0, n_events};
                 if (ctrl_src_q == SRC_HOST && ctrl_vhold_q)
                     hold_q <= 1'b1;
             end
@@ -575,8 +678,6 @@ module tw_core #(
                 cmd_err_q    <= 1'b1;
                 cnt_buserr_q <= cnt_buserr_q + 1;
             end
-            if (late)
-                cnt_late_q <= cnt_late_q + 1;
 
             if (pop_evt) begin
                 if (ev_last) begin
