@@ -112,7 +112,7 @@ if [ "$deep" = 1 ]; then
     prove core-skip-cover  cover   16 16 tw_core "$core" "$geo" TW_CORE_F_SKIP
     prove spi-bad-crc      witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
     prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
-    prove spi-repeat       witness 194:195 194:195 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
+    prove spi-repeat       witness 196:197 196:197 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
 fi
 
 exit $failed
