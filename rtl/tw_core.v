@@ -935,6 +935,149 @@ module tw_core #(
         cover(overflow_q && f_clr_overflow);                 // ... cleared by the host
     end
 `endif
+
+    // ==================================================================
+    // Statistics counters, interrupt coalescing and the next-busy answer
+    // (tests/formal/run.sh: `core-ind` and `core-next-bmc`). Stated from the
+    // bus, the events (`hit`, `late`) and the shadow bitmap only.
+    // ==================================================================
+`ifdef TW_CORE_F_INDUCT
+    // ---- Statistics counters (k-induction): each CNT_* register reads the
+    // number of its occurrences since reset, wrapping, counted here from
+    // the bus and the events.
+    wire f_ro_adr = i_wb_adr == TW_REG_ID || i_wb_adr == TW_REG_VERSION || i_wb_adr == TW_REG_CAPS
+                 || i_wb_adr == TW_REG_NOW_LO || i_wb_adr == TW_REG_NOW_HI
+                 || i_wb_adr == TW_REG_EVT_INFO || i_wb_adr == TW_REG_EVT_TICK
+                 || (i_wb_adr >= TW_REG_CNT_EVENTS && i_wb_adr <= TW_REG_CNT_BUSERR)
+                 || i_wb_adr == TW_REG_NEXT_LO || i_wb_adr == TW_REG_NEXT_HI;
+    wire [3:0] f_op = i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH];
+    wire f_cmd_wr   = f_wr && i_wb_adr == TW_REG_CMD;
+    wire f_cmd_ok   = f_op == 4'd3 || ((f_op == 4'd1 || f_op == 4'd2)
+                      && i_wb_dat[TW_CMD_LEVEL_LSB +: TW_CMD_LEVEL_WIDTH] < LEVELS
+                      && i_wb_dat[TW_CMD_SLOT_LSB +: TW_CMD_SLOT_WIDTH] < SLOTS);
+    // unmapped address, a write to a read-only register, a read of CMD, or a bad command
+    wire f_bus_err  = (f_acc && (i_wb_adr > TW_REG_COALESCE || (i_wb_we && f_ro_adr)
+                                 || (!i_wb_we && i_wb_adr == TW_REG_CMD)))
+                      || (f_cmd_wr && !f_cmd_ok);
+    reg [2:0] f_n_ev;                                   // this cycle's events
+    integer fn;
+    always @(*) begin
+        f_n_ev = {2'b00, late};
+        for (fn = 0; fn < LEVELS; fn = fn + 1)
+            f_n_ev = f_n_ev + {2'b00, hit[fn]};
+    end
+    reg [31:0] f_cnt_events, f_cnt_late, f_cnt_overflow, f_cnt_cmds, f_cnt_buserr;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            f_cnt_events   <= 0;
+            f_cnt_late     <= 0;
+            f_cnt_overflow <= 0;
+            f_cnt_cmds     <= 0;
+            f_cnt_buserr   <= 0;
+        end else begin
+            // an event is queued, or dropped when its cycle's entry is refused
+            if (push_ok)
+                f_cnt_events   <= f_cnt_events + {29'd0, f_n_ev};
+            else
+                f_cnt_overflow <= f_cnt_overflow + {29'd0, f_n_ev};
+            f_cnt_late   <= f_cnt_late + {31'd0, late};
+            f_cnt_cmds   <= f_cnt_cmds + {31'd0, f_cmd_wr};
+            f_cnt_buserr <= f_cnt_buserr + {31'd0, f_bus_err};
+        end
+    always @(*) if (f_past_valid && !i_rst) begin
+        assert(cnt_events_q == f_cnt_events && cnt_late_q == f_cnt_late
+               && cnt_overflow_q == f_cnt_overflow && cnt_cmds_q == f_cnt_cmds
+               && cnt_buserr_q == f_cnt_buserr);
+    end
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst) && $past(f_rd))
+            case ($past(i_wb_adr))
+                TW_REG_CNT_EVENTS:   assert(o_wb_dat == $past(f_cnt_events));
+                TW_REG_CNT_LATE:     assert(o_wb_dat == $past(f_cnt_late));
+                TW_REG_CNT_OVERFLOW: assert(o_wb_dat == $past(f_cnt_overflow));
+                TW_REG_CNT_CMDS:     assert(o_wb_dat == $past(f_cnt_cmds));
+                TW_REG_CNT_BUSERR:   assert(o_wb_dat == $past(f_cnt_buserr));
+                default: ;
+            endcase
+`endif
+
+`ifdef TW_CORE_F_NEXT
+`ifndef TW_CORE_F_INDUCT
+    // ---- Interrupt coalescing (BMC): with IRQ enabled and the FIFO
+    // non-empty, the line is up exactly when virtual time is held, the FIFO
+    // is full, COALESCE.THRESH entries wait, or COALESCE.HOLDOFF ticks have
+    // passed since the FIFO last became non-empty (f_ne_tick: the tick then).
+    reg [TICK_BITS-1:0] f_ne_tick;
+    always @(posedge i_clk)
+        if (i_rst || fifo_empty)
+            f_ne_tick <= now_next;
+    wire [TICK_BITS-1:0] f_ne_ticks = now_q - f_ne_tick;
+    always @(*) if (f_past_valid && !i_rst)
+        assert(o_irq == (ctrl_irq_en_q && !fifo_empty
+                         && (hold_q || fifo_full
+                             || {{(31-FIFO_LOG2){1'b0}}, fifo_count} >= {16'd0, coal_thresh_q}
+                             || f_ne_ticks >= {32'd0, coal_holdoff_q})));
+
+    // ---- The next-busy answer (BMC): whenever STATUS.SEARCHING is clear,
+    // NEXT is the earliest visit after now of a slot busy in the shadow
+    // bitmap, or now + SEARCH if that comes first; while it is set, NEXT
+    // reads 0. A NEXT_LO read returns bits 31:0 and latches 47:32 for NEXT_HI.
+    // Level k visits slot s on the ticks whose field k is s and whose lower
+    // fields are zero, once every span = 2^((k+1)b) ticks: the next one after
+    // now is at s*2^(kb) - (now mod span) ticks, plus span if that is not
+    // positive. Worked out in F_W bits (a top-level revolution and one more).
+    localparam integer F_W = LEVELS * SLOT_BITS + 1;
+    wire [LEVELS*SLOTS*F_W-1:0] f_nb_dists;
+    genvar fgk, fgs;
+    generate
+        for (fgk = 0; fgk < LEVELS; fgk = fgk + 1) begin : g_f_nb_level
+            for (fgs = 0; fgs < SLOTS; fgs = fgs + 1) begin : g_f_nb_slot
+                localparam [F_W-1:0] AT   = fgs << (fgk * SLOT_BITS);
+                localparam [F_W-1:0] SPAN = 1 << ((fgk + 1) * SLOT_BITS);
+                wire [F_W-1:0] off = {{(F_W-(fgk+1)*SLOT_BITS){1'b0}}, now_q[(fgk+1)*SLOT_BITS-1:0]};
+                assign f_nb_dists[(fgk*SLOTS+fgs)*F_W +: F_W] = AT > off ? AT - off : AT + SPAN - off;
+            end
+        end
+    endgenerate
+    reg [F_W-1:0] f_nb_first;             // ticks to the earliest busy visit
+    reg           f_nb_any;               // there is one (a slot is busy)
+    integer fbk, fbs;
+    always @(*) begin
+        f_nb_first = {F_W{1'b1}};
+        f_nb_any   = 1'b0;
+        for (fbk = 0; fbk < LEVELS; fbk = fbk + 1)
+            for (fbs = 0; fbs < SLOTS; fbs = fbs + 1)
+                if (f_busy[fbk][fbs] && f_nb_dists[(fbk*SLOTS+fbs)*F_W +: F_W] < f_nb_first) begin
+                    f_nb_first = f_nb_dists[(fbk*SLOTS+fbs)*F_W +: F_W];
+                    f_nb_any   = 1'b1;
+                end
+    end
+    wire                 f_searching = status[TW_STATUS_SEARCHING_LSB];
+    wire [TICK_BITS-1:0] f_nb_ticks  = {{(TICK_BITS-F_W){1'b0}}, f_nb_first};
+    wire [TICK_BITS-1:0] f_nb_cap    = {16'd0, horizon_q};
+    wire [TICK_BITS-1:0] f_nb_expect = f_searching ? 48'd0
+                                     : now_q + (f_nb_any && f_nb_ticks < f_nb_cap ? f_nb_ticks : f_nb_cap);
+    reg [15:0] f_next_hi;
+    always @(posedge i_clk)
+        if (i_rst)
+            f_next_hi <= 0;
+        else if (f_rd && i_wb_adr == TW_REG_NEXT_LO)
+            f_next_hi <= f_nb_expect[47:32];
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst) && $past(f_rd)) begin
+            if ($past(i_wb_adr) == TW_REG_NEXT_LO)
+                assert(o_wb_dat == $past(f_nb_expect[31:0]));
+            if ($past(i_wb_adr) == TW_REG_NEXT_HI)
+                assert(o_wb_dat == {16'd0, $past(f_next_hi)});
+        end
+    always @(*) if (f_past_valid && !i_rst) begin
+        assert(next_tick == f_nb_expect);
+        // an answer found at level 1 with level 0 empty, before the horizon
+        cover(!f_searching && f_busy[0] == 0 && f_busy[1] != 0 && f_nb_ticks < f_nb_cap);
+        cover(o_irq && fifo_count == 1 && coal_thresh_q > 1);   // raised by the holdoff
+    end
+`endif
+`endif
 `endif
 endmodule
 `default_nettype wire
