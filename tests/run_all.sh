@@ -38,8 +38,12 @@ lines() { # command whose output carries ok/FAIL lines
     lines "$BUILD/tests/test-spi" --seed "$SEED"
     lines "$BUILD/tests/test-engines" --seed "$SEED"
     lines env BUILD="$BUILD" sh bench/run.sh --quick
+    # The fuzz targets are always built with ASan and UBSan, so one pass
+    # runs them (FUZZ=0 skips them: make test SAN=1).
     for t in api device; do
-        if [ -x "$BUILD/fuzz/fuzz-$t" ]; then
+        if [ "${FUZZ:-1}" = 0 ]; then
+            echo "# fuzz/$t: run by the plain pass (its binary has the sanitizers already)"
+        elif [ -x "$BUILD/fuzz/fuzz-$t" ]; then
             lines sh tests/fuzz/run.sh "$BUILD/fuzz/fuzz-$t" "tests/fuzz/corpus/$t" "$t" 20 "$SEED"
         else
             echo "# fuzz/$t: skipped, clang is not installed (make deps installs it)"
