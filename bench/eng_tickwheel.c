@@ -15,12 +15,8 @@
  * runs at most SERVICE_BUDGET callbacks and moves at most VISIT_BATCH timers
  * out of visited slots, so no call does more than a few hundred timers'
  * work (docs/performance.md, the worst service call of W1). */
-#ifndef SERVICE_BUDGET
 #define SERVICE_BUDGET 32u
-#endif
-#ifndef VISIT_BATCH
 #define VISIT_BATCH 128u
-#endif
 
 struct engine {
     engine_cb cb;

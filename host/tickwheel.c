@@ -75,6 +75,18 @@ static void list_unlink(tw_list *n)
     n->next = n->prev = n;
 }
 
+/* Moves every node of list `from` to the empty list `to`, in one step. */
+static void list_take_all(tw_list *to, tw_list *from)
+{
+    if (list_empty(from))
+        return;
+    to->next = from->next;
+    to->prev = from->prev;
+    from->next->prev = to;
+    from->prev->next = to;
+    list_init(from);
+}
+
 /* A slot visit spread over calls (visit_batch) is not finished. */
 static int visit_pending(const tw_wheel *w)
 {
@@ -507,11 +519,13 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
 {
     size_t idx = w->visit_idx;
     while (visit_pending(w)) {
-        if (!all && w->visit_batch && w->visit_left == 0) {
-            w->stats.visit_splits++;
-            return 0;
+        if (!all && w->visit_batch) {
+            if (w->visit_left == 0) {
+                w->stats.visit_splits++;
+                return 0;
+            }
+            w->visit_left--;
         }
-        w->visit_left--;
         tw_timer *t = timer_of(w->visiting.next);
         /* A visit walks timers spread over the caller's memory: fetch the
          * next one while this one is handled. */
@@ -533,15 +547,8 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
  * in idx wait for its next visit. Returns as visit_continue. */
 static int visit_start(tw_wheel *w, size_t idx, int all, int *rc)
 {
-    tw_list *head = &w->slots[idx];
     w->visit_idx = idx;
-    if (!list_empty(head)) {
-        w->visiting.next = head->next;
-        w->visiting.prev = head->prev;
-        head->next->prev = &w->visiting;
-        head->prev->next = &w->visiting;
-        list_init(head);
-    }
+    list_take_all(&w->visiting, &w->slots[idx]);
     return visit_continue(w, all, rc);
 }
 
@@ -600,8 +607,9 @@ static int tick_reached(tw_wheel *w, uint64_t tick, uint64_t *bound)
     return tick <= t;
 }
 
-/* Reads and handles the events in the chip's FIFO. Returns the number
- * handled. A FIFO that never empties is either a chip outpacing the host (real
+/* Goes on with a visit in progress, then reads and handles at most `max`
+ * events from the chip's FIFO (UINT_MAX: until it is empty). Returns the
+ * number handled. A FIFO that never empties is either a chip outpacing the host (real
  * time: stop here, the next service goes on) or a broken device (virtual
  * time holds the chip on each tick with events, so the bound is generous). */
 static int drain_events(tw_wheel *w, unsigned max)
@@ -889,10 +897,11 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
             return (int)ran; /* budget spent: the chip holds at w->now */
 
         if (visit_pending(w)) {
-            rc = drain_events(w, 0); /* goes on with the visit, reads no event */
+            rc = 0;
+            int done = visit_continue(w, 0, &rc);
             if (rc < 0)
                 return rc;
-            if (visit_pending(w)) /* visit_batch spent: the chip holds at w->now */
+            if (!done) /* visit_batch spent: the chip holds at w->now */
                 return (int)ran + run_callbacks(w, budget - ran);
             continue;
         }

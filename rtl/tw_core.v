@@ -959,13 +959,6 @@ module tw_core #(
     wire f_bus_err  = (f_acc && (i_wb_adr > TW_REG_COALESCE || (i_wb_we && f_ro_adr)
                                  || (!i_wb_we && i_wb_adr == TW_REG_CMD)))
                       || (f_cmd_wr && !f_cmd_ok);
-    reg [2:0] f_n_ev;                                   // this cycle's events
-    integer fn;
-    always @(*) begin
-        f_n_ev = {2'b00, late};
-        for (fn = 0; fn < LEVELS; fn = fn + 1)
-            f_n_ev = f_n_ev + {2'b00, hit[fn]};
-    end
     reg [31:0] f_cnt_events, f_cnt_late, f_cnt_overflow, f_cnt_cmds, f_cnt_buserr;
     always @(posedge i_clk)
         if (i_rst) begin
@@ -977,9 +970,9 @@ module tw_core #(
         end else begin
             // an event is queued, or dropped when its cycle's entry is refused
             if (push_ok)
-                f_cnt_events   <= f_cnt_events + {29'd0, f_n_ev};
+                f_cnt_events   <= f_cnt_events + {29'd0, n_events};
             else
-                f_cnt_overflow <= f_cnt_overflow + {29'd0, f_n_ev};
+                f_cnt_overflow <= f_cnt_overflow + {29'd0, n_events};
             f_cnt_late   <= f_cnt_late + {31'd0, late};
             f_cnt_cmds   <= f_cnt_cmds + {31'd0, f_cmd_wr};
             f_cnt_buserr <= f_cnt_buserr + {31'd0, f_bus_err};
