@@ -122,8 +122,8 @@ module tw_core #(
     wire step_quiet = jumped && take_quiet;
     wire step_all   = jumped && !take_quiet;
     wire step_one   = step && !jumped;
-    // The amount itself, where a few bits of it are enough (the coalescing
-    // age), and for the properties.
+    // The amount itself: what the search's answer is stepped on by, and for
+    // the properties.
     wire [TICK_BITS-1:0] step_amt = step_quiet ? quiet_q : step_all ? adv_left
                                   : {{(TICK_BITS-1){1'b0}}, step_one};
     // Picks the value for this cycle's amount among the four formed beside it.
@@ -188,22 +188,24 @@ module tw_core #(
 
     // Race-free arming: the SET names the visit tick the host means. If the
     // counter has reached it, the visit is over and the slot is reported now.
-    // arm_gap_q = arm_tick - now_q, kept up to date like quiet_q.
+    // arm_gap_q = arm_tick - now_q, kept up to date like quiet_q, except in
+    // the clock after an ARM write (arm_new_q): no access can come then (it
+    // is the write's ack), so nothing looks at the distance, and that clock
+    // works it out afresh from registers, arm_tick - now_q, rather than the
+    // write's clock from now_next.
     wire [TICK_BITS-1:0] arm_tick  = {arm_hi_q, arm_lo_q};
     reg  [TICK_BITS-1:0] arm_gap_q;
+    reg                  arm_new_q;
+    wire [TICK_BITS-1:0] arm_gap   = arm_new_q ? arm_tick - now_q : arm_gap_q;
     // arm_tick - now_next, and whether it is reached, for each step amount.
-    wire [TICK_BITS-1:0] arm_gap_quiet = arm_gap_q - quiet_q;
-    wire [TICK_BITS-1:0] arm_gap_all   = arm_gap_q - adv_left;
-    wire [TICK_BITS-1:0] arm_gap_one   = arm_gap_q - 48'd1;
-    wire [TICK_BITS-1:0] arm_ahead     = by_step(step_quiet, step_all, step_one,
-                                                 arm_gap_quiet, arm_gap_all, arm_gap_one, arm_gap_q);
+    wire [TICK_BITS-1:0] arm_gap_quiet = arm_gap - quiet_q;
+    wire [TICK_BITS-1:0] arm_gap_all   = arm_gap - adv_left;
+    wire [TICK_BITS-1:0] arm_gap_one   = arm_gap - 48'd1;
+    wire [TICK_BITS-1:0] arm_gap_d     = by_step(step_quiet, step_all, step_one,
+                                                 arm_gap_quiet, arm_gap_all, arm_gap_one, arm_gap);
     wire arm_passed = step_quiet ? reached(arm_gap_quiet) : step_all ? reached(arm_gap_all)
-                    : step_one ? reached(arm_gap_one) : reached(arm_gap_q);
-    wire                 arm_lo_wr = wr && i_wb_adr == TW_REG_ARM_LO;
-    wire                 arm_hi_wr = wr && i_wb_adr == TW_REG_ARM_HI;
-    wire [TICK_BITS-1:0] arm_new   = {arm_hi_wr ? i_wb_dat[15:0] : arm_tick[47:32],
-                                      arm_lo_wr ? i_wb_dat : arm_tick[31:0]};
-    wire [TICK_BITS-1:0] arm_gap_d = arm_lo_wr || arm_hi_wr ? arm_new - now_next : arm_ahead;
+                    : step_one ? reached(arm_gap_one) : reached(arm_gap);
+    wire                 arm_wr    = wr && (i_wb_adr == TW_REG_ARM_LO || i_wb_adr == TW_REG_ARM_HI);
     // A visit of this very slot in this cycle already reports it once.
     reg  arm_seen;
     integer ak;
@@ -570,15 +572,28 @@ module tw_core #(
                           : adv_step ? adv_rem_q - 32'd1 : adv_rem_q;
     wire [32:0] adv_sum = {1'b0, adv_after}
                         + ((wr && i_wb_adr == TW_REG_ADVANCE) ? {1'b0, i_wb_dat} : 33'd0);
-    // The coalescing age after the step, saturating at 0xFFFF (16 bits: off
-    // the step's longest paths, so one adder after the amount).
-    wire [16:0] age_sum = {1'b0, irq_age_q} + {1'b0, step_amt[15:0]};
-    wire        age_sat = age_sum[16] || |step_amt[TICK_BITS-1:16];
+    // The coalescing age after the step, saturating at 0xFFFF, formed for
+    // each step amount like the counter.
+    function [15:0] age_plus;
+        input [15:0]          age;
+        input [TICK_BITS-1:0] amt;
+        reg   [16:0]          sum;
+        begin
+            sum      = {1'b0, age} + {1'b0, amt[15:0]};
+            age_plus = sum[16] || |amt[TICK_BITS-1:16] ? 16'hFFFF : sum[15:0];
+        end
+    endfunction
+    wire [15:0] age_quiet = age_plus(irq_age_q, quiet_q);
+    wire [15:0] age_all   = age_plus(irq_age_q, adv_left);
+    wire [15:0] age_one   = &irq_age_q ? irq_age_q : irq_age_q + 16'd1;
+    wire [15:0] age_next  = step_quiet ? age_quiet : step_all ? age_all
+                          : step_one ? age_one : irq_age_q;
 
     always @(posedge i_clk) begin
         if (i_rst) begin
             now_q           <= 0;
             arm_gap_q       <= 0;
+            arm_new_q       <= 1'b0;
             ctrl_src_q      <= SRC_HOST;
             ctrl_irq_en_q   <= 1'b0;
             ctrl_vhold_q    <= 1'b0;
@@ -616,6 +631,7 @@ module tw_core #(
             ext_sync_q <= {ext_sync_q[1:0], i_ext_tick};
             now_q      <= now_next;
             arm_gap_q  <= arm_gap_d;
+            arm_new_q  <= arm_wr;
             adv_rem_q  <= adv_sum[32] ? 32'hFFFF_FFFF : adv_sum[31:0];
 
             if (ctrl_src_q != SRC_INT || presc_cnt_q == 0)
@@ -630,7 +646,7 @@ module tw_core #(
             if (fifo_empty)
                 irq_age_q <= 0;
             else
-                irq_age_q <= age_sat ? 16'hFFFF : age_sum[15:0];
+                irq_age_q <= age_next;
 
             if (wr) begin
                 case (i_wb_adr)
