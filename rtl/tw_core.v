@@ -322,8 +322,20 @@ module tw_core #(
     integer sk, sj, s_shift;
     reg [SLOT_BITS:0]   s_j;
     reg [SLOT_BITS:0]   s_om1;            // s_o - 1, s_o = 1 .. 2^b slots on from p
-    reg [TICK_BITS-1:0] s_qpre;           // the candidate's quiet_d less s_j << s_shift
     reg [TICK_BITS-1:0] s_cand_quiet;     // candidate - now_next - 1
+    // The candidate's quiet_d, split at the level's field: below it the
+    // fields of ~s_base_q less the elapsed ticks and this cycle's step
+    // (s_dlow, from registers), from it up a small signed number, the slot
+    // offset plus what s_dlow borrowed (s_hi): the found bit s_j meets a
+    // carry chain of S_HW bits, not of 48.
+    localparam integer S_LOWMAX = (LEVELS - 1) * SLOT_BITS;   // the widest s_shift
+    localparam integer S_DW = (S_LOWMAX > EL_BITS ? S_LOWMAX : EL_BITS) + 2;
+    localparam integer S_HW = SLOT_BITS + EL_BITS + 2;
+    reg [S_DW-1:0]        s_dlow;         // (~s_base_q's fields below) - s_elapsed - step
+    reg [2*TICK_BITS-1:0] s_dlow_ext;     // sign-extended
+    reg [S_HW-1:0]        s_hi_pre;       // s_i_q * SW - s_qb_q + (s_dlow >>> s_shift)
+    reg [S_HW-1:0]        s_hi;           // ... + s_j
+    reg [TICK_BITS-1:0]   s_hi_ext;       // sign-extended
     reg [TICK_BITS-1:0] s_reach;          // (answer - s_base_q - 1 + s_low) >> s_shift
     always @(*) begin
         s_word = 0;
@@ -345,10 +357,18 @@ module tw_core #(
         // - s_elapsed - step (no jump while the search runs), where
         // s_om1 = s_i_q * SW - s_qb_q + s_j: all but s_j comes from
         // registers, so one carry chain follows the word scan.
-        s_qpre = (({{(TICK_BITS-WI_BITS){1'b0}}, s_i_q} * SW
-                   - {{(TICK_BITS-BIT_BITS){1'b0}}, s_qb_q}) << s_shift)
-               + (~s_base_q & ((48'd1 << s_shift) - 48'd1)) - s_elapsed - {47'd0, step};
-        s_cand_quiet = ({{(TICK_BITS-SLOT_BITS-1){1'b0}}, s_j} << s_shift) + s_qpre;
+        // = ((s_i_q * SW - s_qb_q + s_j) << s_shift) + s_dlow, and s_dlow
+        // = ((s_dlow >>> s_shift) << s_shift) + its bits below s_shift,
+        // whose sum with the first term is an OR: no carry crosses s_shift.
+        s_dlow = (~s_base_q[S_DW-1:0] & (({{(S_DW-1){1'b0}}, 1'b1} << s_shift) - 1'b1))
+               - {{(S_DW-EL_BITS){1'b0}}, s_elapsed_q} - {{(S_DW-1){1'b0}}, step};
+        s_dlow_ext = {{(2*TICK_BITS-S_DW){s_dlow[S_DW-1]}}, s_dlow};
+        s_hi_pre = {{(S_HW-WI_BITS){1'b0}}, s_i_q} * SW[S_HW-1:0]
+                 - {{(S_HW-BIT_BITS){1'b0}}, s_qb_q} + s_dlow_ext[s_shift +: S_HW];
+        s_hi     = s_hi_pre + {{(S_HW-SLOT_BITS-1){1'b0}}, s_j};
+        s_hi_ext = {{(TICK_BITS-S_HW){s_hi[S_HW-1]}}, s_hi};
+        s_cand_quiet = (s_hi_ext << s_shift)
+                     | (s_dlow_ext[TICK_BITS-1:0] & ((48'd1 << s_shift) - 48'd1));
         // The answer so far is quiet_q + s_elapsed + 1 ticks from s_base_q.
         s_reach   = (quiet_q + s_elapsed + (s_base_q & ((48'd1 << s_shift) - 48'd1))) >> s_shift;
     end
