@@ -203,8 +203,14 @@ module tw_core #(
     wire [TICK_BITS-1:0] arm_gap_one   = arm_gap - 48'd1;
     wire [TICK_BITS-1:0] arm_gap_d     = by_step(step_quiet, step_all, step_one,
                                                  arm_gap_quiet, arm_gap_all, arm_gap_one, arm_gap);
-    wire arm_passed = step_quiet ? reached(arm_gap_quiet) : step_all ? reached(arm_gap_all)
-                    : step_one ? reached(arm_gap_one) : reached(arm_gap);
+    // Whether the armed tick is reached after this cycle's step, from
+    // arm_gap_q alone: only a SET asks, never in the clock after an ARM
+    // write, so the check need not wait for the distance formed there.
+    // After one tick: arm_gap_q - 1 is 0 or negative.
+    localparam [TICK_BITS-1:0] HALF = {1'b1, {(TICK_BITS-1){1'b0}}};   // 2^47
+    wire arm_passed = step_quiet ? reached(arm_gap_q - quiet_q) : step_all ? reached(arm_gap_q - adv_left)
+                    : step_one ? arm_gap_q == 48'd1 || (reached(arm_gap_q) && arm_gap_q != HALF)
+                    : reached(arm_gap_q);
     wire                 arm_wr    = wr && (i_wb_adr == TW_REG_ARM_LO || i_wb_adr == TW_REG_ARM_HI);
     // A visit of this very slot in this cycle already reports it once.
     reg  arm_seen;
@@ -325,16 +331,18 @@ module tw_core #(
     reg [TICK_BITS-1:0] s_cand_quiet;     // candidate - now_next - 1
     // The candidate's quiet_d, split at the level's field: below it the
     // fields of ~s_base_q less the elapsed ticks and this cycle's step
-    // (s_dlow, from registers), from it up a small signed number, the slot
-    // offset plus what s_dlow borrowed (s_hi): the found bit s_j meets a
-    // carry chain of S_HW bits, not of 48.
+    // (s_dlow), from it up a small signed number, the slot offset plus what
+    // s_dlow borrowed (s_hi). The found bit s_j and the step meet a carry
+    // chain of S_HW bits, not of 48: all else comes from registers.
     localparam integer S_LOWMAX = (LEVELS - 1) * SLOT_BITS;   // the widest s_shift
     localparam integer S_DW = (S_LOWMAX > EL_BITS ? S_LOWMAX : EL_BITS) + 2;
     localparam integer S_HW = SLOT_BITS + EL_BITS + 2;
-    reg [S_DW-1:0]        s_dlow;         // (~s_base_q's fields below) - s_elapsed - step
-    reg [2*TICK_BITS-1:0] s_dlow_ext;     // sign-extended
-    reg [S_HW-1:0]        s_hi_pre;       // s_i_q * SW - s_qb_q + (s_dlow >>> s_shift)
-    reg [S_HW-1:0]        s_hi;           // ... + s_j
+    reg [S_DW-1:0]        s_lowmask;
+    reg [S_DW-1:0]        s_d0;           // (~s_base_q's fields below) - s_elapsed
+    reg [2*TICK_BITS-1:0] s_d0_ext;       // sign-extended
+    reg [S_DW-1:0]        s_dlow;         // s_d0 - step
+    reg [S_HW-1:0]        s_hi_pre;       // s_i_q * SW - s_qb_q + (s_d0 >>> s_shift) - 1
+    reg [S_HW-1:0]        s_hi;           // ... + s_j, less what the step borrows
     reg [TICK_BITS-1:0]   s_hi_ext;       // sign-extended
     reg [TICK_BITS-1:0] s_reach;          // (answer - s_base_q - 1 + s_low) >> s_shift
     always @(*) begin
@@ -355,20 +363,23 @@ module tw_core #(
         // + (s_o << s_shift). Its quiet_d, candidate - now_next - 1, is
         // (s_om1 << s_shift) + (~s_base_q's fields below the level)
         // - s_elapsed - step (no jump while the search runs), where
-        // s_om1 = s_i_q * SW - s_qb_q + s_j: all but s_j comes from
-        // registers, so one carry chain follows the word scan.
-        // = ((s_i_q * SW - s_qb_q + s_j) << s_shift) + s_dlow, and s_dlow
-        // = ((s_dlow >>> s_shift) << s_shift) + its bits below s_shift,
-        // whose sum with the first term is an OR: no carry crosses s_shift.
-        s_dlow = (~s_base_q[S_DW-1:0] & (({{(S_DW-1){1'b0}}, 1'b1} << s_shift) - 1'b1))
-               - {{(S_DW-EL_BITS){1'b0}}, s_elapsed_q} - {{(S_DW-1){1'b0}}, step};
-        s_dlow_ext = {{(2*TICK_BITS-S_DW){s_dlow[S_DW-1]}}, s_dlow};
-        s_hi_pre = {{(S_HW-WI_BITS){1'b0}}, s_i_q} * SW[S_HW-1:0]
-                 - {{(S_HW-BIT_BITS){1'b0}}, s_qb_q} + s_dlow_ext[s_shift +: S_HW];
-        s_hi     = s_hi_pre + {{(S_HW-SLOT_BITS-1){1'b0}}, s_j};
-        s_hi_ext = {{(TICK_BITS-S_HW){s_hi[S_HW-1]}}, s_hi};
+        // s_om1 = s_i_q * SW - s_qb_q + s_j. That is
+        // ((s_i_q * SW - s_qb_q + s_j) << s_shift) + s_d0 - step, and
+        // s_d0 - step = ((its >>> s_shift) << s_shift) + its bits below
+        // s_shift, whose sum with the first term is an OR: no carry crosses
+        // s_shift. The step borrows from the upper part only when s_d0's
+        // bits below s_shift are all zero (always on level 0).
+        s_lowmask = ({{(S_DW-1){1'b0}}, 1'b1} << s_shift) - 1'b1;
+        s_d0      = (~s_base_q[S_DW-1:0] & s_lowmask) - {{(S_DW-EL_BITS){1'b0}}, s_elapsed_q};
+        s_d0_ext  = {{(2*TICK_BITS-S_DW){s_d0[S_DW-1]}}, s_d0};
+        s_dlow    = s_d0 - {{(S_DW-1){1'b0}}, step};
+        s_hi_pre  = {{(S_HW-WI_BITS){1'b0}}, s_i_q} * SW[S_HW-1:0]
+                  - {{(S_HW-BIT_BITS){1'b0}}, s_qb_q} + s_d0_ext[s_shift +: S_HW] - 1'b1;
+        s_hi      = s_hi_pre + {{(S_HW-SLOT_BITS-1){1'b0}}, s_j}
+                  + {{(S_HW-1){1'b0}}, !(step && (s_d0 & s_lowmask) == 0)};
+        s_hi_ext  = {{(TICK_BITS-S_HW){s_hi[S_HW-1]}}, s_hi};
         s_cand_quiet = (s_hi_ext << s_shift)
-                     | (s_dlow_ext[TICK_BITS-1:0] & ((48'd1 << s_shift) - 48'd1));
+                     | ({{(TICK_BITS-S_DW){1'b0}}, s_dlow & s_lowmask});
         // The answer so far is quiet_q + s_elapsed + 1 ticks from s_base_q.
         s_reach   = (quiet_q + s_elapsed + (s_base_q & ((48'd1 << s_shift) - 48'd1))) >> s_shift;
     end
