@@ -696,17 +696,26 @@ static void full_edge(tw_model *m, const tw_bus_in *in)
     search_update(m, &c, c.now_next);
 }
 
-/* An edge at which only the search and the bus handshake can move: no reset,
- * no step (virtual time with nothing left to advance, held, or the FIFO
- * full), and the bus idle or reading STATUS, which has no side effect. The
- * driver's STATUS polls while a search runs are such edges, and there are
- * many of them: this does exactly what full_edge would, without the rest of
- * its work. Any other edge is left to full_edge (returns false, having
- * changed nothing). */
+/* The accesses a quiet edge may carry: reads and writes whose only effect is
+ * the read data or the register written. */
+static bool quiet_access(const tw_bus_in *in)
+{
+    if (in->we)
+        return in->adr == ADR_ARM_LO || in->adr == ADR_ARM_HI;
+    return in->adr == ADR_STATUS || in->adr == ADR_NEXT_LO || in->adr == ADR_NEXT_HI;
+}
+
+/* An edge at which only the search, the bus handshake and a plain register
+ * can move: no reset, no step (virtual time with nothing left to advance,
+ * held, or the FIFO full), and the bus idle or carrying a quiet access. The
+ * driver's STATUS polls while a search runs, its NEXT reads and the arm
+ * tick it writes are such edges, and there are many of them: this does
+ * exactly what full_edge would, without the rest of its work. Any other
+ * edge is left to full_edge (returns false, having changed nothing). */
 static bool quiet_edge(tw_model *m, const tw_bus_in *in)
 {
     bool acc = in->cyc && in->stb && !m->o_wb_ack;
-    if (in->rst || (acc && (in->we || in->adr != ADR_STATUS)))
+    if (in->rst || (acc && !quiet_access(in)))
         return false;
     if (m->ctrl_src_q != SRC_HOST || !(m->adv_rem_q == 0 || m->hold_q || fifo_full(m)))
         return false;
@@ -718,8 +727,28 @@ static bool quiet_edge(tw_model *m, const tw_bus_in *in)
         search_comb(m, m->now_q, false, &c);
 
     m->cycles++;
-    if (acc)
-        m->o_wb_dat = status_value(m);
+    if (acc) {
+        switch (in->adr) { /* every right-hand side is the state before the edge */
+        case ADR_ARM_LO:
+            m->arm_lo_q = in->dat;
+            break;
+        case ADR_ARM_HI:
+            m->arm_hi_q = (uint16_t)in->dat;
+            break;
+        case ADR_NEXT_LO: {
+            uint64_t next = next_tick(m);
+            m->o_wb_dat = (uint32_t)next;
+            m->next_hi_snap_q = (uint16_t)(next >> 32);
+            break;
+        }
+        case ADR_NEXT_HI:
+            m->o_wb_dat = m->next_hi_snap_q;
+            break;
+        default: /* ADR_STATUS */
+            m->o_wb_dat = status_value(m);
+            break;
+        }
+    }
     m->o_wb_ack = acc;
     if (fifo_empty(m))
         m->irq_age_q = 0;
