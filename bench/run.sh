@@ -41,7 +41,7 @@ else
     W2_SIZES=${W2_SIZES:-"10 100 1000 10000 100000 1000000"}; W2_ITERS=10000; W2_LIMIT=${W2_LIMIT:-60}
     W3_T="16 64 256 1024 4096 16384 65536"; W3_T_LONG="262144 1048576 4194304 16777216"; W3_FIRES=5000
     W4_SIZES=${W4_SIZES:-"10000 100000 1000000"}; W4_LIMIT=${W4_LIMIT:-"10000:120 100000:300 1000000:600"}
-    W1_SERVICE_PAIRS=32768; W1_SERVICE_ENGINES="tickwheel scheme7"
+    W1_SERVICE_PAIRS=32768; W1_SERVICE_ENGINES="tickwheel scheme7"; W1_SERVICE_RUNS=3
 fi
 mkdir -p "$OUT"
 FAILS=0
@@ -164,21 +164,38 @@ for n in $W1_SIZES; do
     fi
 done
 
+if [ $QUICK = 1 ]; then
+    # --repeat: the runs are identical (bench-w1 checks), and a call's least
+    # time over them is no more than its time in any run, so the worst of
+    # those is no more than the smallest of the runs' worst calls.
+    if "$BUILD/bench-w1" --engine tickwheel --pairs 8 --repeat 2 --quiet > /dev/null 2> "$OUT/w1_repeat.log" &&
+       awk -F, '/^detail,/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+            n = split(v["service_max_us_by_run"], m, ":"); least = m[1] + 0
+            for (i = 2; i <= n; i++) if (m[i] + 0 < least) least = m[i] + 0
+            exit !(v["runs"] == 2 && n == 2 && v["service_least_of_runs_max_us"] != "" &&
+                   v["service_least_of_runs_max_us"] + 0 <= least) }' "$OUT/w1_repeat.log"
+    then ok "w1/repeat-least-of-runs"; else fail "w1/repeat-least-of-runs: see $OUT/w1_repeat.log"; fi
+fi
 fi
 
 # ------------------------------------------------------- W1 service time
-# The worst service call again, timed in thread CPU time (so the scheduler's
-# time slices for other processes do not count), for tickwheel and the
-# fastest software wheel at the target size.
+# The worst service call again, for tickwheel and the fastest software
+# wheel at the target size: each call's least time over identical runs, so
+# that the time slices the scheduler gave other processes mostly drop out.
 if [ $QUICK = 0 ] && want w1service; then
-    say "W1 service time in thread CPU time, $W1_SERVICE_PAIRS pairs"
-    header "$OUT/w1_service.csv" "engine,pairs,max_service_cpu_us,service_p9999_cpu_us_le,max_ops_per_call,service_calls,calls_over_100us_cpu"
+    # Three identical runs; each call's time is the least of its three, so
+    # what a preempted call lost on this shared machine mostly drops out.
+    say "W1 service time, least of $W1_SERVICE_RUNS identical runs per call, $W1_SERVICE_PAIRS pairs"
+    header "$OUT/w1_service.csv" "engine,pairs,runs,max_service_us,calls_over_100us,least_of_runs_max_us,least_of_runs_over_100us,max_ops_per_call,service_calls"
     for e in $W1_SERVICE_ENGINES; do
-        row=$(nice -n 10 "$BUILD/bench-w1" --engine $e --pairs $W1_SERVICE_PAIRS --service-clock cpu --quiet 2> "$OUT/w1_service.log")
-        det=$(grep '^detail,' "$OUT/w1_service.log")
-        echo "$e,$W1_SERVICE_PAIRS,$(echo "$row" | cut -d, -f6),$(echo "$det" | tr ',' '\n' | sed -n 's/^service_p9999_us_le=//p'),$(echo "$det" | tr ',' '\n' | sed -n 's/^max_ops_per_call=//p'),$(echo "$det" | tr ',' '\n' | sed -n 's/^service_calls=//p'),$(echo "$det" | tr ',' '\n' | sed -n 's/^service_over_100us=//p')" >> "$OUT/w1_service.csv"
+        nice -n 10 "$BUILD/bench-w1" --engine $e --pairs $W1_SERVICE_PAIRS --repeat $W1_SERVICE_RUNS --quiet \
+            > "$OUT/w1_service.row" 2> "$OUT/w1_service.log"
+        det=$(grep '^detail,' "$OUT/w1_service.log" | tr ',' '\n')
+        field() { echo "$det" | sed -n "s/^$1=//p"; }
+        echo "$e,$W1_SERVICE_PAIRS,$(field runs),$(cut -d, -f6 "$OUT/w1_service.row"),$(field service_over_100us),$(field service_least_of_runs_max_us),$(field service_least_of_runs_over_100us),$(field max_ops_per_call),$(field service_calls)" >> "$OUT/w1_service.csv"
         say "  $(tail -n 1 "$OUT/w1_service.csv")"
     done
+    rm -f "$OUT/w1_service.row"
 fi
 
 # ---------------------------------------------------------------- micro

@@ -11,7 +11,8 @@
  * known in closed form: no bus access, the next-busy search finished and not
  * about to go stale, no busy slot visited, and the interrupt line not about to
  * rise. Everything else (a running search, a virtual-time jump, which takes
- * only a few edges per event) goes through the per-cycle edge function.
+ * only a few edges per event) goes through the per-cycle edge function, which
+ * itself takes a short path (quiet_edge) when only the search can move.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -344,6 +345,47 @@ static void read_mux(const tw_model *m, const tw_bus_in *in, const tw_head_view 
     *addr_ok = ok;
 }
 
+/* The next-busy search's combinational part: one word of SW slots of level
+ * s_lvl_q, in circular order from the slot after the level's pointer in
+ * s_base_q, judged against the counter after this cycle's step. */
+static void search_comb(const tw_model *m, uint64_t now_next, bool bitmap_cmd, tw_comb *c)
+{
+    unsigned slot_mask = slots_of(m) - 1u;
+    /* SW and NWORDS are powers of two: shifts and masks, not division
+     * (this runs on every edge). */
+    unsigned sw_log2 = search_sw_log2(m);
+    unsigned sw = 1u << sw_log2, nwords = slots_of(m) >> sw_log2;
+    uint64_t sw_mask = (UINT64_C(1) << sw) - 1u;
+    unsigned shift = m->s_lvl_q * m->slot_bits;
+    unsigned p = (unsigned)(m->s_base_q >> shift) & slot_mask;
+    unsigned q = (p + 1u) & slot_mask;
+    unsigned qw = q >> sw_log2, qb = q & (sw - 1u);
+    unsigned widx = (qw + m->s_i_q) & (nwords - 1u);
+    uint64_t hits = 0;
+    if (m->s_lvl_q < m->levels) { /* s_map is all zero otherwise */
+        unsigned bit0 = widx * sw; /* SW divides 64: one map word holds it */
+        hits = (m->busy_q[m->s_lvl_q][bit0 / 64u] >> (bit0 % 64u)) & sw_mask;
+    }
+    if (m->s_i_q == 0)
+        hits &= (sw_mask << qb) & sw_mask;
+    if (m->s_i_q == nwords)
+        hits &= ~(sw_mask << qb) & sw_mask;
+    c->s_hit = hits != 0;
+    unsigned j = hits ? (unsigned)__builtin_ctzll(hits) : 0u;
+    /* 32-bit integer arithmetic, as the always block's integers */
+    uint32_t o = (uint32_t)m->s_i_q * sw + j - qb + 1u;
+    uint64_t low = (UINT64_C(1) << shift) - 1u;
+    c->s_cand = ((m->s_base_q & ~low) + ((uint64_t)o << shift)) & TICK_MASK;
+    c->s_better = !m->s_found_q || ((c->s_cand - m->s_base_q) & TICK_MASK)
+                                      < ((m->s_best_q - m->s_base_q) & TICK_MASK);
+    c->s_level_done = c->s_hit || m->s_i_q == nwords;
+
+    uint64_t best_ahead = (m->s_best_q - now_next) & TICK_MASK;
+    bool stale = m->s_valid_q && m->s_found_q
+                 && (best_ahead == 0 || ((best_ahead >> (TICK_BITS - 1)) & 1u));
+    c->s_start = (!m->s_run_q && !m->s_valid_q) || stale || bitmap_cmd;
+}
+
 static tw_comb combinational(const tw_model *m, const tw_bus_in *in)
 {
     tw_comb c;
@@ -430,49 +472,40 @@ static tw_comb combinational(const tw_model *m, const tw_bus_in *in)
     c.fifo_empty = fifo_empty(m);
     c.next_tick = c.rd ? next_tick(m) : 0;
 
-    /* next-busy search: one word of SW slots of level s_lvl_q, in circular
-     * order from the slot after the level's pointer in s_base_q. */
-    {
-        /* SW and NWORDS are powers of two: shifts and masks, not division
-         * (this runs on every edge). */
-        unsigned sw_log2 = search_sw_log2(m);
-        unsigned sw = 1u << sw_log2, nwords = slots_of(m) >> sw_log2;
-        uint64_t sw_mask = (UINT64_C(1) << sw) - 1u;
-        unsigned shift = m->s_lvl_q * m->slot_bits;
-        unsigned p = (unsigned)(m->s_base_q >> shift) & slot_mask;
-        unsigned q = (p + 1u) & slot_mask;
-        unsigned qw = q >> sw_log2, qb = q & (sw - 1u);
-        unsigned widx = (qw + m->s_i_q) & (nwords - 1u);
-        uint64_t hits = 0;
-        if (m->s_lvl_q < m->levels) { /* s_map is all zero otherwise */
-            unsigned bit0 = widx * sw; /* SW divides 64: one map word holds it */
-            hits = (m->busy_q[m->s_lvl_q][bit0 / 64u] >> (bit0 % 64u)) & sw_mask;
-        }
-        if (m->s_i_q == 0)
-            hits &= (sw_mask << qb) & sw_mask;
-        if (m->s_i_q == nwords)
-            hits &= ~(sw_mask << qb) & sw_mask;
-        c.s_hit = hits != 0;
-        unsigned j = hits ? (unsigned)__builtin_ctzll(hits) : 0u;
-        /* 32-bit integer arithmetic, as the always block's integers */
-        uint32_t o = (uint32_t)m->s_i_q * sw + j - qb + 1u;
-        uint64_t low = (UINT64_C(1) << shift) - 1u;
-        c.s_cand = ((m->s_base_q & ~low) + ((uint64_t)o << shift)) & TICK_MASK;
-        c.s_better = !m->s_found_q || ((c.s_cand - m->s_base_q) & TICK_MASK)
-                                          < ((m->s_best_q - m->s_base_q) & TICK_MASK);
-        c.s_level_done = c.s_hit || m->s_i_q == nwords;
-
-        uint64_t best_ahead = (m->s_best_q - c.now_next) & TICK_MASK;
-        bool stale = m->s_valid_q && m->s_found_q
-                     && (best_ahead == 0 || ((best_ahead >> (TICK_BITS - 1)) & 1u));
-        c.s_start = (!m->s_run_q && !m->s_valid_q) || stale || c.cmd_set || c.cmd_clear
-                    || c.cmd_clear_all;
-    }
+    search_comb(m, c.now_next, c.cmd_set || c.cmd_clear || c.cmd_clear_all, &c);
     return c;
 }
 
-/* One rising edge of i_clk. */
-static void tw_model_edge(tw_model *m, const tw_bus_in *in)
+/* The next-busy search's flops at the edge: a start wins over the running
+ * search's update. */
+static void search_update(tw_model *m, const tw_comb *c, uint64_t now_next)
+{
+    if (c->s_start) {
+        m->s_run_q = true;
+        m->s_valid_q = false;
+        m->s_found_q = false;
+        m->s_lvl_q = 0;
+        m->s_i_q = 0;
+        m->s_base_q = now_next;
+    } else if (m->s_run_q) {
+        if (c->s_hit && c->s_better) {
+            m->s_best_q = c->s_cand;
+            m->s_found_q = true;
+        }
+        if (!c->s_level_done) {
+            m->s_i_q++;
+        } else if (m->s_lvl_q == ((m->levels - 1u) & 3u)) {
+            m->s_run_q = false;
+            m->s_valid_q = true;
+        } else {
+            m->s_lvl_q = (m->s_lvl_q + 1u) & 3u;
+            m->s_i_q = 0;
+        }
+    }
+}
+
+/* One rising edge of i_clk, all of the chip's work. */
+static void full_edge(tw_model *m, const tw_bus_in *in)
 {
     const tw_comb c = combinational(m, in);
     bool do_pop = c.pop_evt && c.ev_last;
@@ -660,29 +693,76 @@ static void tw_model_edge(tw_model *m, const tw_bus_in *in)
         }
     }
 
-    /* next-busy search: a start wins over the running search's update. */
-    if (c.s_start) {
-        m->s_run_q = true;
-        m->s_valid_q = false;
-        m->s_found_q = false;
-        m->s_lvl_q = 0;
-        m->s_i_q = 0;
-        m->s_base_q = c.now_next;
-    } else if (m->s_run_q) {
-        if (c.s_hit && c.s_better) {
-            m->s_best_q = c.s_cand;
-            m->s_found_q = true;
+    search_update(m, &c, c.now_next);
+}
+
+/* The accesses a quiet edge may carry: reads and writes whose only effect is
+ * the read data or the register written. */
+static bool quiet_access(const tw_bus_in *in)
+{
+    if (in->we)
+        return in->adr == ADR_ARM_LO || in->adr == ADR_ARM_HI;
+    return in->adr == ADR_STATUS || in->adr == ADR_NEXT_LO || in->adr == ADR_NEXT_HI;
+}
+
+/* An edge at which only the search, the bus handshake and a plain register
+ * can move: no reset, no step (virtual time with nothing left to advance,
+ * held, or the FIFO full), and the bus idle or carrying a quiet access. The
+ * driver's STATUS polls while a search runs, its NEXT reads and the arm
+ * tick it writes are such edges, and there are many of them: this does
+ * exactly what full_edge would, without the rest of its work. Any other
+ * edge is left to full_edge (returns false, having changed nothing). */
+static bool quiet_edge(tw_model *m, const tw_bus_in *in)
+{
+    bool acc = in->cyc && in->stb && !m->o_wb_ack;
+    if (in->rst || (acc && !quiet_access(in)))
+        return false;
+    if (m->ctrl_src_q != SRC_HOST || !(m->adv_rem_q == 0 || m->hold_q || fifo_full(m)))
+        return false;
+
+    /* A finished search with nothing found cannot go stale without a step. */
+    bool search_moves = m->s_run_q || !m->s_valid_q || m->s_found_q;
+    tw_comb c;
+    if (search_moves)
+        search_comb(m, m->now_q, false, &c);
+
+    m->cycles++;
+    if (acc) {
+        switch (in->adr) { /* every right-hand side is the state before the edge */
+        case ADR_ARM_LO:
+            m->arm_lo_q = in->dat;
+            break;
+        case ADR_ARM_HI:
+            m->arm_hi_q = (uint16_t)in->dat;
+            break;
+        case ADR_NEXT_LO: {
+            uint64_t next = next_tick(m);
+            m->o_wb_dat = (uint32_t)next;
+            m->next_hi_snap_q = (uint16_t)(next >> 32);
+            break;
         }
-        if (!c.s_level_done) {
-            m->s_i_q++;
-        } else if (m->s_lvl_q == ((m->levels - 1u) & 3u)) {
-            m->s_run_q = false;
-            m->s_valid_q = true;
-        } else {
-            m->s_lvl_q = (m->s_lvl_q + 1u) & 3u;
-            m->s_i_q = 0;
+        case ADR_NEXT_HI:
+            m->o_wb_dat = m->next_hi_snap_q;
+            break;
+        default: /* ADR_STATUS */
+            m->o_wb_dat = status_value(m);
+            break;
         }
     }
+    m->o_wb_ack = acc;
+    if (fifo_empty(m))
+        m->irq_age_q = 0;
+    m->ext_sync_q = ((m->ext_sync_q << 1) | (m->ext_tick ? 1u : 0u)) & 7u;
+    m->presc_cnt_q = m->prescale_q;
+    if (search_moves)
+        search_update(m, &c, m->now_q);
+    return true;
+}
+
+static void tw_model_edge(tw_model *m, const tw_bus_in *in)
+{
+    if (!quiet_edge(m, in))
+        full_edge(m, in);
 }
 
 /* ------------------------------------------------------------ fast idle path */
