@@ -71,7 +71,8 @@ def synth(src_dir, out, top, levels, slot_bits):
     files = " ".join(os.path.join(src_dir, f) for f in RTL if f.endswith(".v"))
     script = (f"read_verilog -I{src_dir}/rtl {files}; "
               f"chparam -set LEVELS {levels} -set SLOT_BITS {slot_bits} {top}; "
-              f"synth_ice40 -top {top} -json {out}/synth.json; "
+              # The same mapping as fpga/build.sh's HX8K builds (ABC9, HX delays).
+              f"synth_ice40 -abc9 -device hx -top {top} -json {out}/synth.json; "
               f"tee -q -o {out}/stat.txt stat")
     if run(["yosys", "-q", "-p", script], f"{out}/yosys.log") != 0:
         return None
