@@ -65,22 +65,27 @@ def critical_path(pnr_log):
     starts = [i for i, l in enumerate(lines) if "Critical path report for clock" in l]
     if not starts:
         return None
-    sigs, total, split = [], None, ""
+    sigs, near, total, split = [], [], None, ""
     for l in lines[starts[-1] + 1:]:
         if "Critical path report" in l or not l.startswith("Info:"):
             break
         m = re.match(r"Info:\s+[\d.]+\s+([\d.]+)\s+Net (\S+)", l)
         if m:
             total = m.group(1)
-            # Only nets that keep their HDL name: Yosys names the rest after
-            # a neighbour (x_SB_LUT4_I1_O is the output of a LUT fed by x).
-            n = m.group(2)
-            if "_SB_" in n or "$" in n:
+            # Nets that keep their HDL name; Yosys names the rest after a
+            # neighbour (x_SB_LUT4_I1_O is the output of a LUT fed by x),
+            # which is kept apart as a hint.
+            n = re.sub(r"^u_chip\.", "", m.group(2))
+            if "$" in n:
                 continue
-            n = re.sub(r"^u_chip\.", "", n)
+            if "_SB_" in n:
+                # A block RAM's neighbour is named after its data port.
+                n, into = re.sub(r"\.\d+\.\d+_RDATA(_\d+)?$", "", n.split("_SB_", 1)[0]), near
+            else:
+                into = sigs
             n = re.sub(r"(\[\d+\])+$", "", n)
-            if not sigs or sigs[-1] != n:
-                sigs.append(n)
+            if n not in into:
+                into.append(n)
         m = re.match(r"Info:\s+[\d.]+\s+([\d.]+)\s+Setup", l)
         if m:
             total = m.group(1)
@@ -88,7 +93,7 @@ def critical_path(pnr_log):
         if m:
             split = m.group(1)
             break
-    return {"ns": total, "split": split, "signals": sigs}
+    return {"ns": total, "split": split, "signals": sigs, "near": near}
 
 
 def fmt_row_md(r):
@@ -329,17 +334,23 @@ def main():
     md.append("## Critical paths")
     md.append("")
     md.append("The slowest register-to-register path of each board's own bitstream build, as the HDL "
-              "signals it passes through (from nextpnr's log; nets Yosys renamed are left out). `entry` is "
+              "signals it passes through (from nextpnr's log), in order; where Yosys renamed a net after a "
+              "neighbouring register or memory, that one is listed apart, in order of first appearance. `entry` is "
               "the FIFO entry, whose top 48 bits are `now_next`; `n_events` feeds the event counters.")
     md.append("")
     for board, _dst, r in bins:
         if not r["fmax_mhz"]:
             continue
         cp = critical_path(os.path.join(r["dir"], "pnr.log"))
-        if not cp or not cp["signals"]:
+        if not cp or not cp["ns"]:
             continue
-        md.append(f"- {board} {r['levels']} × {1 << int(r['slot_bits'])}: {cp['ns']} ns ({cp['split']}): "
-                  + " → ".join(f"`{s}`" for s in cp["signals"]))
+        line = f"- {board} {r['levels']} × {1 << int(r['slot_bits'])}: {cp['ns']} ns ({cp['split']})"
+        if cp["signals"]:
+            line += ": " + " → ".join(f"`{s}`" for s in cp["signals"])
+        if cp["near"]:
+            line += ("; " if cp["signals"] else ": ") + "through logic next to " + \
+                    ", ".join(f"`{s}`" for s in cp["near"][:8]) + (" and others" if len(cp["near"]) > 8 else "")
+        md.append(line)
     md.append("")
 
     md.append("## Where the area goes")
