@@ -504,6 +504,39 @@ static void search_update(tw_model *m, const tw_comb *c, uint64_t now_next)
     }
 }
 
+/* A bus write's effect on the plain registers (CTRL, PRESCALE, ARM_*,
+ * SEARCH, COALESCE); every other write effect is the edge's own. */
+static void write_reg(tw_model *m, const tw_bus_in *in)
+{
+    switch (in->adr) {
+    case ADR_CTRL:
+        m->ctrl_src_q = (in->dat & TW_CTRL_TICK_SRC_MASK) >> TW_CTRL_TICK_SRC_LSB;
+        m->ctrl_irq_en_q = (in->dat & TW_CTRL_IRQ_EN_MASK) != 0;
+        m->ctrl_vhold_q = (in->dat & TW_CTRL_VHOLD_MASK) != 0;
+        break;
+    case ADR_PRESCALE:
+        m->prescale_q = in->dat;
+        break;
+    case ADR_ARM_LO:
+        m->arm_lo_q = in->dat;
+        break;
+    case ADR_ARM_HI:
+        m->arm_hi_q = (uint16_t)in->dat;
+        break;
+    case ADR_SEARCH:
+        m->horizon_q = in->dat;
+        break;
+    case ADR_COALESCE:
+        m->coal_holdoff_q = (uint16_t)((in->dat & TW_COALESCE_HOLDOFF_MASK)
+                                       >> TW_COALESCE_HOLDOFF_LSB);
+        m->coal_thresh_q = (uint16_t)((in->dat & TW_COALESCE_THRESH_MASK)
+                                      >> TW_COALESCE_THRESH_LSB);
+        break;
+    default:
+        break;
+    }
+}
+
 /* One rising edge of i_clk, all of the chip's work. */
 static void full_edge(tw_model *m, const tw_bus_in *in)
 {
@@ -620,35 +653,8 @@ static void full_edge(tw_model *m, const tw_bus_in *in)
     /* Hold is set from the pre-edge CTRL, so remember it before the write. */
     bool vhold_host = m->ctrl_src_q == SRC_HOST && m->ctrl_vhold_q;
 
-    if (c.wr) {
-        switch (in->adr) {
-        case ADR_CTRL:
-            m->ctrl_src_q = (in->dat & TW_CTRL_TICK_SRC_MASK) >> TW_CTRL_TICK_SRC_LSB;
-            m->ctrl_irq_en_q = (in->dat & TW_CTRL_IRQ_EN_MASK) != 0;
-            m->ctrl_vhold_q = (in->dat & TW_CTRL_VHOLD_MASK) != 0;
-            break;
-        case ADR_PRESCALE:
-            m->prescale_q = in->dat;
-            break;
-        case ADR_ARM_LO:
-            m->arm_lo_q = in->dat;
-            break;
-        case ADR_ARM_HI:
-            m->arm_hi_q = (uint16_t)in->dat;
-            break;
-        case ADR_SEARCH:
-            m->horizon_q = in->dat;
-            break;
-        case ADR_COALESCE:
-            m->coal_holdoff_q = (uint16_t)((in->dat & TW_COALESCE_HOLDOFF_MASK)
-                                           >> TW_COALESCE_HOLDOFF_LSB);
-            m->coal_thresh_q = (uint16_t)((in->dat & TW_COALESCE_THRESH_MASK)
-                                          >> TW_COALESCE_THRESH_LSB);
-            break;
-        default:
-            break;
-        }
-    }
+    if (c.wr)
+        write_reg(m, in);
 
     uint32_t buserr = m->cnt_buserr_q;
     if (c.acc && !c.addr_ok)
@@ -727,27 +733,18 @@ static bool quiet_edge(tw_model *m, const tw_bus_in *in)
         search_comb(m, m->now_q, false, &c);
 
     m->cycles++;
-    if (acc) {
-        switch (in->adr) { /* every right-hand side is the state before the edge */
-        case ADR_ARM_LO:
-            m->arm_lo_q = in->dat;
-            break;
-        case ADR_ARM_HI:
-            m->arm_hi_q = (uint16_t)in->dat;
-            break;
-        case ADR_NEXT_LO: {
-            uint64_t next = next_tick(m);
-            m->o_wb_dat = (uint32_t)next;
-            m->next_hi_snap_q = (uint16_t)(next >> 32);
-            break;
-        }
-        case ADR_NEXT_HI:
-            m->o_wb_dat = m->next_hi_snap_q;
-            break;
-        default: /* ADR_STATUS */
-            m->o_wb_dat = status_value(m);
-            break;
-        }
+    if (acc && in->we) {
+        write_reg(m, in);
+    } else if (acc) {
+        /* Read from the state before the edge; none of these is an event
+         * register, so the head's view is not needed. */
+        const tw_head_view no_head = {0};
+        uint32_t rdata;
+        bool addr_ok;
+        read_mux(m, in, &no_head, &rdata, &addr_ok);
+        if (in->adr == ADR_NEXT_LO)
+            m->next_hi_snap_q = (uint16_t)(next_tick(m) >> 32);
+        m->o_wb_dat = rdata;
     }
     m->o_wb_ack = acc;
     if (fifo_empty(m))
