@@ -318,8 +318,9 @@ fpga: | $(BUILD)/.deps
 	@$(MAKE) --no-print-directory -j$(FPGA_JOBS) fpga-all
 
 # The area analysis (about two minutes, serial) goes first so it overlaps the builds.
-fpga-all: $(FPGA_OUT)/area/area.json $(FPGA_RESULTS:%=%/result.txt) fpga/report.py | $(BUILD)/.deps
+fpga-all: $(FPGA_OUT)/area/area.json $(FPGA_OUT)/ceiling/ceiling.csv $(FPGA_RESULTS:%=%/result.txt) fpga/report.py | $(BUILD)/.deps
 	python3 fpga/report.py --csv fpga/report.csv --md fpga/REPORT.md --area $(FPGA_OUT)/area/area.json \
+	  --ceiling $(FPGA_OUT)/ceiling/ceiling.csv \
 	  --bin-dir $(FPGA_OUT) $(foreach b,$(FPGA_BOARDS),--bin $b=$(call fpga_dir,$b,$(FPGA_GEO_$b))) \
 	  --seed $(FPGA_SEED) --started "$$(cat $(FPGA_OUT)/.started 2>/dev/null)" --command "make fpga" $(FPGA_RESULTS)
 
@@ -332,6 +333,10 @@ $(foreach b,$(FPGA_BOARDS),$(eval $(call fpga_board_rule,$b)))
 
 $(FPGA_OUT)/area/area.json: fpga/area.py $(FPGA_RTL) | $(BUILD)/.deps
 	python3 fpga/area.py $(@D)
+
+# What the fabric allows a bare 48-bit tick counter (half a minute).
+$(FPGA_OUT)/ceiling/ceiling.csv: fpga/ceiling.sh fpga/ceiling/counter.v | $(BUILD)/.deps
+	sh fpga/ceiling.sh $(@D) $(FPGA_SEED)
 
 fpga-clean:
 	rm -rf $(FPGA_OUT)

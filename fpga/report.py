@@ -11,6 +11,7 @@ whose bitstream is the board's: it is copied to BIN_DIR/tickwheel-BOARD.bin.
 Exits non-zero, after writing both reports, if a board has no bitstream.
 """
 import argparse
+import csv
 import datetime
 import json
 import os
@@ -209,6 +210,41 @@ def area_section(area, rows):
     return md
 
 
+def ceiling_section(path, rows):
+    """What each board's fabric allows a bare tick counter (fpga/ceiling.sh),
+    beside the target and the chip's own fmax."""
+    if not path or not os.path.exists(path):
+        return []
+    with open(path) as f:
+        ceil = list(csv.DictReader(f))
+    out = ["## The fabric's ceiling", ""]
+    out.append("The chip's tick counter is 48 bits wide and steps once per clock, so no build of it can "
+               "run faster than that counter alone. `fpga/ceiling.sh` places and routes just such a counter "
+               "(`fpga/ceiling/counter.v`: the counter and nothing else, on an empty device), stepping by one "
+               "(a tick) or by a registered amount (a virtual-time jump), and a counter half as wide.")
+    out.append("")
+    out.append("| board | counter | step | fmax MHz | target MHz | chip's fmax MHz |")
+    out.append("|---|---:|---|---:|---:|---:|")
+    for c in ceil:
+        own = next((r for r in rows if r["board"] == c["board"] and r["fmax_mhz"]), None)
+        target = own["target_mhz"] if own else ""
+        chip = own["fmax_mhz"] if own and c["width"] == "48" and c["step"] == "one" else ""
+        step = "one tick" if c["step"] == "one" else "an amount"
+        out.append(f"| {c['board']} | {c['width']} bits | {step} | {float(c['fmax_mhz']):.2f} | {target} | {chip} |")
+    out.append("")
+    for board in dict.fromkeys(c["board"] for c in ceil):
+        c48 = next((c for c in ceil if c["board"] == board and c["width"] == "48" and c["step"] == "one"), None)
+        own = next((r for r in rows if r["board"] == board and r["fmax_mhz"]), None)
+        if c48 and own:
+            f48, target = float(c48["fmax_mhz"]), float(own["target_mhz"])
+            verdict = ("below" if f48 < target else
+                       "less than 10 % above" if f48 < 1.1 * target else "above")
+            out.append(f"- {BOARD_NAME.get(board, board)}: the bare 48-bit counter reaches {f48:.2f} MHz, "
+                       f"{verdict} the {target:g} MHz target.")
+    out.append("")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--csv", required=True)
@@ -219,6 +255,7 @@ def main():
     ap.add_argument("--started", default="", help="epoch seconds when `make fpga` began")
     ap.add_argument("--command", default="make fpga")
     ap.add_argument("--seed", default="1")
+    ap.add_argument("--ceiling", help="fpga/ceiling.sh's ceiling.csv")
     ap.add_argument("results", nargs="+")
     a = ap.parse_args()
 
@@ -352,6 +389,8 @@ def main():
                     ", ".join(f"`{s}`" for s in cp["near"][:8]) + (" and others" if len(cp["near"]) > 8 else "")
         md.append(line)
     md.append("")
+
+    md.extend(ceiling_section(a.ceiling, rows))
 
     md.append("## Where the area goes")
     md.append("")
