@@ -126,7 +126,7 @@ $(BUILD)/vlspi/%/Vtw_spi_top__ALL.a: $(SPI_RTL) rtl/tw_regs.vh | $(BUILD)/.deps
 	  -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(VL_SANFLAGS)") \
 	  $(SPI_RTL) > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
 
-$(BUILD)/vlspi/%/tw_vl_spi.o: sim/tw_vl_spi.cpp $(BUILD)/vlspi/%/Vtw_spi_top__ALL.a host/tw_spi.h host/tw_regs.h
+$(BUILD)/vlspi/%/tw_vl_spi.o: sim/tw_vl_spi.cpp $(BUILD)/vlspi/%/Vtw_spi_top__ALL.a sim/tw_vl_spi.h host/tw_spi.h host/tw_regs.h
 	$(CXX) $(VL_CXXFLAGS) -Ihost -I$(@D) -c $< -o $@
 
 vlspi_objs = $(BUILD)/vlspi/$1/tw_vl_spi.o $(BUILD)/vlspi/$1/Vtw_spi_top__ALL.a $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
@@ -263,10 +263,19 @@ TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/te
 $(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,%)
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
-TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%) $(BUILD)/tests/test-spi $(BUILD)/tests/test-engines
+TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%) $(BUILD)/tests/test-spi $(BUILD)/tests/test-spidev \
+             $(BUILD)/tests/test-engines
 
 $(BUILD)/tests/test-spi: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
                          $(BUILD)/tests/test_spi_main.o $(BUILD)/libtickwheel.a $(call vlspi_objs,$(DEFAULT_GEO))
+	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
+
+# The spidev backend against a stand-in /dev/spidev (tests/test_spidev.c
+# defines the system calls the backend makes) over the same Verilated top.
+$(BUILD)/tests/test_spidev.o: CFLAGS += -Isim
+$(BUILD)/tests/test_spidev.o: sim/tw_vl_spi.h
+$(BUILD)/tests/test-spidev: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
+                            $(BUILD)/tests/test_spidev.o $(BUILD)/libtickwheel.a $(call vlspi_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 lint: | $(BUILD)/.deps

@@ -15,11 +15,11 @@ extern "C" {
 #include "tw_err.h"
 #include "tw_regs.h"
 #include "tw_spi.h"
+#include "tw_vl_spi.h"
 }
 
-namespace {
-
-struct SpiChip {
+// The chip and its clock; sim/tw_vl_spi.h names it for tests that use it bare.
+struct tw_vl_spi_chip {
     VerilatedContext ctx;
     Vtw_spi_top *top = nullptr;
     uint64_t cycles = 0;
@@ -29,6 +29,10 @@ struct SpiChip {
     uint64_t rng = 1;
     tw_vl_spi_faults *faults = nullptr;
 };
+
+namespace {
+
+using SpiChip = tw_vl_spi_chip;
 
 bool happens(SpiChip *c, double rate);
 
@@ -148,20 +152,16 @@ const tw_spi_transport vl_spi_transport = {
     "verilator-spi", spi_transfer, spi_wait_irq, spi_cycles, spi_set_ext_tick, spi_reset, spi_close,
 };
 
-} // namespace
-
-extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
+// A chip out of reset, with cfg's clocking and faults (cfg checked by the caller).
+SpiChip *new_chip(const tw_vl_spi_config *cfg)
 {
-    if (!dev || !cfg || cfg->half_period < 4 || cfg->corrupt_rate < 0 || cfg->corrupt_rate > 1 ||
-        cfg->drop_rate < 0 || cfg->drop_rate > 1)
-        return TW_EINVAL;
     SpiChip *c = new (std::nothrow) SpiChip;
     if (!c)
-        return TW_ENOMEM;
+        return nullptr;
     c->top = new (std::nothrow) Vtw_spi_top{&c->ctx};
     if (!c->top) {
         delete c;
-        return TW_ENOMEM;
+        return nullptr;
     }
     c->half_period = cfg->half_period;
     c->corrupt_rate = cfg->corrupt_rate;
@@ -175,6 +175,24 @@ extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
     c->top->i_ext_tick = 0;
     c->top->eval();
     spi_reset(c);
+    return c;
+}
+
+bool config_ok(const tw_vl_spi_config *cfg)
+{
+    return cfg && cfg->half_period >= 4 && cfg->corrupt_rate >= 0 && cfg->corrupt_rate <= 1 &&
+           cfg->drop_rate >= 0 && cfg->drop_rate <= 1;
+}
+
+} // namespace
+
+extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
+{
+    if (!dev || !config_ok(cfg))
+        return TW_EINVAL;
+    SpiChip *c = new_chip(cfg);
+    if (!c)
+        return TW_ENOMEM;
 
     int rc = tw_spi_open(dev, &vl_spi_transport, c, 16);
     if (rc < 0) {
@@ -196,3 +214,34 @@ extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
     dev->reads = dev->writes = 0;
     return 0;
 }
+
+// The bare chip (sim/tw_vl_spi.h): the same model for tests that carry the
+// frames themselves instead of through tw_spi_open's link.
+extern "C" tw_vl_spi_chip *tw_vl_spi_chip_new(const tw_vl_spi_config *cfg)
+{
+    if (!config_ok(cfg))
+        return nullptr;
+    return new_chip(cfg);
+}
+
+extern "C" void tw_vl_spi_chip_free(tw_vl_spi_chip *chip)
+{
+    if (chip)
+        spi_close(chip);
+}
+
+extern "C" int tw_vl_spi_chip_transfer(tw_vl_spi_chip *chip, const uint8_t *tx, uint8_t *rx, size_t len)
+{
+    return spi_transfer(chip, tx, rx, len);
+}
+
+extern "C" int tw_vl_spi_chip_run(tw_vl_spi_chip *chip, uint64_t to_cycle, int stop_on_irq)
+{
+    while (chip->cycles < to_cycle && !(stop_on_irq && chip->top->o_irq))
+        clock_cycles(chip, 1);
+    return chip->top->o_irq ? 1 : 0;
+}
+
+extern "C" int tw_vl_spi_chip_irq(const tw_vl_spi_chip *chip) { return chip->top->o_irq ? 1 : 0; }
+
+extern "C" uint64_t tw_vl_spi_chip_cycles(const tw_vl_spi_chip *chip) { return chip->cycles; }

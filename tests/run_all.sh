@@ -49,6 +49,8 @@ report() { # command, its exit status, its output
     for g in $GEOMETRIES; do
         lines "$BUILD/tests/test-$g" --seed "$SEED"
     done
+    # The spidev backend against a stand-in device (a few seconds).
+    lines "$BUILD/tests/test-spidev" --seed "$SEED"
     wait "$spi_pid"
     report "$BUILD/tests/test-spi --seed $SEED" $? "$(cat "$spi_out")"
     lines "$BUILD/tests/test-engines" --seed "$SEED"

@@ -1,0 +1,581 @@
+/* The Linux spidev backend (host/tw_spidev.c) end to end, without a board.
+ *
+ * This program defines ioctl, open, close, poll, usleep and clock_gettime,
+ * so the backend's calls to them land here (the linker binds the library's
+ * references to the executable's definitions; nothing in the backend
+ * changes). A regular file stands in for /dev/spidevB.C: each
+ * SPI_IOC_MESSAGE on it is clocked bit by bit through the Verilated FPGA top
+ * (sim/tw_vl_spi.h: bridge + core). The IRQ pin's sysfs value file
+ * (/sys/class/gpio/gpio<FAKE_GPIO>/value) is a regular file that follows the
+ * chip's interrupt line, and a poll() on it for POLLPRI runs the chip until
+ * the line rises. Time is the boards' own: CLOCK_MONOTONIC reads their
+ * 48 MHz clock, and sleeping or polling runs it, so a run takes no real time
+ * waiting and replays from its seed.
+ *
+ *   test-spidev [--seed N] [--ops N]
+ */
+#undef _FORTIFY_SOURCE /* open() is defined below */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/spi/spidev.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tw_regs.h"
+#include "tw_spi.h"
+#include "tw_test.h"
+#include "tw_vl_spi.h"
+
+int tw_driver_suite_only(const tw_backend *b, const char *const *only);
+int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift,
+                  unsigned visit_batch);
+
+#define BOARD_HZ 48000000u
+#define SPEED_HZ 6000000u /* the bridge's limit at 48 MHz: f_sys / 8 */
+#define FAKE_GPIO 4093
+#define MAX_BOARDS 4
+
+/* ------------------------------------------------------------ the boards */
+
+typedef struct board {
+    int fd;              /* the spidev file descriptor the backend holds; -1: free */
+    int gpio_fd;         /* the backend's descriptor of the IRQ value file, or -1 */
+    int value_fd;        /* ours, to write the value file */
+    char value_path[64];
+    int irq_written;     /* the level last written there */
+    unsigned setup;      /* which setup ioctls came: 1 mode, 2 bits, 4 speed */
+    uint8_t mode, bits;
+    uint32_t speed;
+    tw_vl_spi_chip *chip;
+    uint64_t born;       /* the shared clock when the chip started */
+    int response_hit;    /* the last response was corrupted here: a repeat may follow */
+} board;
+
+static struct {
+    char spidev_path[64];
+    dev_t spidev_dev;
+    ino_t spidev_ino;
+    board boards[MAX_BOARDS];
+    int last_board;          /* the last one set up: FAKE_GPIO is its IRQ pin */
+    uint64_t now;            /* the shared board clock, in cycles */
+    unsigned long fail_request; /* an ioctl request to refuse (0: none) */
+    unsigned corrupt_ppm;    /* frames with one bit flipped, per million */
+    uint64_t rng;
+    /* What happened, for the checks. */
+    uint64_t frames, flipped_requests, flipped_responses, stale_repeats, gpio_polls, sleeps;
+    unsigned long violations;
+    char violation[200];
+} fake = {.last_board = -1};
+
+static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void violation(const char *fmt, ...)
+{
+    if (fake.violations++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(fake.violation, sizeof fake.violation, fmt, ap);
+        va_end(ap);
+    }
+}
+
+static uint64_t fake_random(void)
+{
+    tw_rng r = {fake.rng};
+    uint64_t v = tw_rng_next(&r);
+    fake.rng = r.s;
+    return v;
+}
+
+static board *board_of_fd(int fd)
+{
+    for (int i = 0; i < MAX_BOARDS; i++)
+        if (fake.boards[i].fd == fd && fd >= 0)
+            return &fake.boards[i];
+    return NULL;
+}
+
+static board *board_of_gpio_fd(int fd)
+{
+    for (int i = 0; i < MAX_BOARDS; i++)
+        if (fake.boards[i].fd >= 0 && fake.boards[i].gpio_fd == fd && fd >= 0)
+            return &fake.boards[i];
+    return NULL;
+}
+
+static int is_spidev_fd(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && st.st_dev == fake.spidev_dev && st.st_ino == fake.spidev_ino;
+}
+
+/* The value file as sysfs shows it: "0\n" or "1\n". */
+static void write_level(board *b)
+{
+    if (b->value_fd < 0 || !b->chip)
+        return;
+    int level = tw_vl_spi_chip_irq(b->chip);
+    if (level != b->irq_written && pwrite(b->value_fd, level ? "1\n" : "0\n", 2, 0) == 2)
+        b->irq_written = level;
+}
+
+/* Every board's clock runs on to the shared clock. */
+static void run_boards(uint64_t to)
+{
+    if (to > fake.now)
+        fake.now = to;
+    for (int i = 0; i < MAX_BOARDS; i++) {
+        board *b = &fake.boards[i];
+        if (b->chip) {
+            tw_vl_spi_chip_run(b->chip, fake.now - b->born, 0);
+            write_level(b);
+        }
+    }
+}
+
+static void board_free(board *b)
+{
+    if (b->chip)
+        tw_vl_spi_chip_free(b->chip);
+    if (b->value_fd >= 0) {
+        syscall(SYS_close, b->value_fd);
+        unlink(b->value_path);
+    }
+    memset(b, 0, sizeof *b);
+    b->fd = b->gpio_fd = b->value_fd = -1;
+}
+
+static board *board_new(int fd)
+{
+    for (int i = 0; i < MAX_BOARDS; i++) {
+        board *b = &fake.boards[i];
+        if (b->fd < 0) {
+            board_free(b);
+            b->fd = fd;
+            fake.last_board = i;
+            return b;
+        }
+    }
+    violation("more than %d boards open at once", MAX_BOARDS);
+    return NULL;
+}
+
+/* The chip comes up once the backend has set the clock rate it will use. */
+static int board_start(board *b)
+{
+    unsigned half = (BOARD_HZ + 2 * b->speed - 1) / (2 * b->speed);
+    if (half < 4)
+        violation("SCK %u Hz is above the bridge's limit of f_sys / 8", (unsigned)b->speed);
+    tw_vl_spi_config cfg = {.half_period = half < 4 ? 4 : half, .seed = fake_random()};
+    b->chip = tw_vl_spi_chip_new(&cfg);
+    if (!b->chip)
+        return -1;
+    b->born = fake.now;
+    char dir[40];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s", tmp && strlen(tmp) < 30 ? tmp : "/tmp");
+    snprintf(b->value_path, sizeof b->value_path, "%s/tw-gpio-XXXXXX", dir);
+    b->value_fd = mkstemp(b->value_path);
+    b->irq_written = -1;
+    write_level(b);
+    return 0;
+}
+
+static int transfer(board *b, struct spi_ioc_transfer *x)
+{
+    if (b->setup != 7 || b->mode != SPI_MODE_0 || b->bits != 8)
+        violation("a transfer before the setup (mode %u, %u bits, setup 0x%x)", b->mode, b->bits, b->setup);
+    if (x->len != TW_SPI_FRAME_LEN || !x->tx_buf || !x->rx_buf)
+        violation("a transfer of %u bytes, tx %s, rx %s", (unsigned)x->len, x->tx_buf ? "set" : "NULL",
+                  x->rx_buf ? "set" : "NULL");
+    if ((x->speed_hz && x->speed_hz != b->speed) || (x->bits_per_word && x->bits_per_word != 8) ||
+        x->cs_change || x->delay_usecs)
+        violation("a transfer at %u Hz (set %u), %u bits, cs_change %u, delay %u", (unsigned)x->speed_hz,
+                  (unsigned)b->speed, x->bits_per_word, x->cs_change, x->delay_usecs);
+    if (!b->chip || x->len != TW_SPI_FRAME_LEN || !x->tx_buf || !x->rx_buf) {
+        errno = EINVAL;
+        return -1;
+    }
+    uint8_t tx[TW_SPI_FRAME_LEN], *rx = (uint8_t *)(uintptr_t)x->rx_buf;
+    memcpy(tx, (const void *)(uintptr_t)x->tx_buf, sizeof tx);
+    /* A flipped bit on MOSI lands in the request (bytes 0-5, which the
+     * bridge checks), on MISO in the response (bytes 7-12). */
+    int flip = fake.corrupt_ppm && fake_random() % 1000000 < fake.corrupt_ppm;
+    int in_request = flip && (fake_random() & 1);
+    unsigned bit = (unsigned)(fake_random() % 48);
+    if (in_request) {
+        tx[bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
+        fake.flipped_requests++;
+    }
+    int rc = tw_vl_spi_chip_transfer(b->chip, tx, rx, TW_SPI_FRAME_LEN);
+    fake.frames++;
+    /* A repeat is answered from the saved response, so only a retry of a
+     * frame whose response was lost may get one: any other is a new
+     * access that the bridge took for an old one. */
+    if (rx[7] == TW_SPI_STATUS_REPEAT && !b->response_hit)
+        fake.stale_repeats++;
+    b->response_hit = flip && !in_request;
+    if (b->response_hit) {
+        rx[7 + bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
+        fake.flipped_responses++;
+    }
+    run_boards(b->born + tw_vl_spi_chip_cycles(b->chip));
+    if (rc < 0) {
+        errno = EIO;
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------- the calls the backend makes */
+
+int ioctl(int fd, unsigned long req, ...)
+{
+    va_list ap;
+    va_start(ap, req);
+    void *arg = va_arg(ap, void *);
+    va_end(ap);
+    board *b = board_of_fd(fd);
+    if (!b && is_spidev_fd(fd))
+        b = board_new(fd);
+    if (!b)
+        return (int)syscall(SYS_ioctl, fd, req, arg);
+    if (fake.fail_request == req) {
+        errno = EIO;
+        return -1;
+    }
+    switch (req) {
+    case SPI_IOC_WR_MODE:
+        b->mode = *(const uint8_t *)arg;
+        b->setup |= 1;
+        return 0;
+    case SPI_IOC_WR_BITS_PER_WORD:
+        b->bits = *(const uint8_t *)arg;
+        b->setup |= 2;
+        return 0;
+    case SPI_IOC_WR_MAX_SPEED_HZ:
+        b->speed = *(const uint32_t *)arg;
+        b->setup |= 4;
+        if (b->speed == 0 || b->chip) {
+            violation("speed %u Hz, chip %s", (unsigned)b->speed, b->chip ? "already up" : "down");
+            errno = EINVAL;
+            return -1;
+        }
+        return board_start(b) < 0 ? (errno = ENOMEM, -1) : 0;
+    case SPI_IOC_MESSAGE(1):
+        return transfer(b, arg);
+    default:
+        violation("ioctl 0x%lx on the spidev", req);
+        errno = ENOTTY;
+        return -1;
+    }
+}
+
+int open(const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = (mode_t)va_arg(ap, int);
+        va_end(ap);
+    }
+    char fake_value[64];
+    snprintf(fake_value, sizeof fake_value, "/sys/class/gpio/gpio%d/value", FAKE_GPIO);
+    if (!strcmp(path, fake_value)) {
+        board *b = fake.last_board >= 0 ? &fake.boards[fake.last_board] : NULL;
+        if (!b || b->fd < 0 || b->value_fd < 0 || b->gpio_fd >= 0) {
+            errno = ENOENT;
+            return -1;
+        }
+        if ((flags & O_ACCMODE) != O_RDONLY)
+            violation("the value file opened for writing");
+        b->gpio_fd = (int)syscall(SYS_openat, AT_FDCWD, b->value_path, flags, mode);
+        return b->gpio_fd;
+    }
+    return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
+}
+
+int close(int fd)
+{
+    board *b = board_of_fd(fd);
+    if (b)
+        board_free(b);
+    else if ((b = board_of_gpio_fd(fd)))
+        b->gpio_fd = -1;
+    return (int)syscall(SYS_close, fd);
+}
+
+int usleep(useconds_t us)
+{
+    fake.sleeps++;
+    run_boards(fake.now + (uint64_t)us * (BOARD_HZ / 1000000));
+    return 0;
+}
+
+/* On a value file: sleeps until the chip's line rises (sysfs reports the
+ * edge as POLLPRI | POLLERR) or the timeout passes. glibc declares poll's
+ * array write-only, which it is not: GCC would warn at reading fds[0].fd. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+    board *b = n == 1 ? board_of_gpio_fd(fds[0].fd) : NULL;
+    if (!b) {
+        struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+        return ppoll(fds, n, timeout_ms < 0 ? NULL : &ts, NULL);
+    }
+    fake.gpio_polls++;
+    if (!(fds[0].events & POLLPRI))
+        violation("poll on the value file without POLLPRI");
+    if (timeout_ms < 0)
+        violation("poll on the value file without a timeout");
+    uint64_t limit = fake.now + (uint64_t)(timeout_ms < 0 ? 1000 : timeout_ms) * (BOARD_HZ / 1000);
+    int level = tw_vl_spi_chip_run(b->chip, limit - b->born, 1);
+    run_boards(b->born + tw_vl_spi_chip_cycles(b->chip));
+    fds[0].revents = level ? POLLPRI | POLLERR : 0;
+    return level;
+}
+#pragma GCC diagnostic pop
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+    if (id != CLOCK_MONOTONIC)
+        return (int)syscall(SYS_clock_gettime, id, ts);
+    /* An arbitrary start, so nothing depends on the clock reading zero. */
+    ts->tv_sec = (time_t)(1000 + fake.now / BOARD_HZ);
+    ts->tv_nsec = (long)(fake.now % BOARD_HZ * 125 / 6); /* 10^9 / 48 MHz = 125/6 ns */
+    return 0;
+}
+
+/* ------------------------------------------------------------- the tests */
+
+static int open_polled(tw_dev *dev, const tw_sim_config *cfg)
+{
+    (void)cfg; /* the board is what it is: tw_probe reads its geometry */
+    return tw_spidev_open(dev, fake.spidev_path, SPEED_HZ, -1);
+}
+
+static int open_gpio(tw_dev *dev, const tw_sim_config *cfg)
+{
+    (void)cfg;
+    return tw_spidev_open(dev, fake.spidev_path, SPEED_HZ, FAKE_GPIO);
+}
+
+static int boards_open(void)
+{
+    int n = 0;
+    for (int i = 0; i < MAX_BOARDS; i++)
+        n += fake.boards[i].fd >= 0;
+    return n;
+}
+
+static int fd_is_open(int fd)
+{
+    return fcntl(fd, F_GETFD) != -1 || errno != EBADF;
+}
+
+/* The setup the backend asks the kernel for, and the device it leaves. */
+static void test_setup(const tw_backend *unused)
+{
+    (void)unused;
+    tw_dev dev;
+    CHECK_OK(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, -1));
+    board *b = &fake.boards[fake.last_board];
+    CHECK_EQ(b->setup, 7);
+    CHECK_EQ(b->mode, SPI_MODE_0);
+    CHECK_EQ(b->bits, 8);
+    CHECK_EQ(b->speed, SPEED_HZ);
+    CHECK(tw_spi_get_stats(&dev) != NULL);
+    uint32_t id = 0;
+    CHECK_OK(tw_dev_read(&dev, TW_REG_ID, &id));
+    CHECK_EQ(id, TW_ID_MAGIC);
+    int fd = b->fd;
+    CHECK(fd_is_open(fd));
+    tw_dev_close(&dev);
+    CHECK(!fd_is_open(fd));
+    CHECK_EQ(boards_open(), 0);
+}
+
+/* Every way to fail opening returns its error and leaves no descriptor. */
+static void test_open_errors(const tw_backend *unused)
+{
+    (void)unused;
+    tw_dev dev;
+    int probe_fd = open("/dev/null", O_RDONLY); /* the lowest free descriptor: a leak would take it */
+    CHECK(probe_fd >= 0);
+    close(probe_fd);
+    CHECK_EQ(tw_spidev_open(NULL, fake.spidev_path, SPEED_HZ, -1), TW_EINVAL);
+    CHECK_EQ(tw_spidev_open(&dev, NULL, SPEED_HZ, -1), TW_EINVAL);
+    CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, 0, -1), TW_EINVAL);
+    CHECK_EQ(tw_spidev_open(&dev, "/nonexistent/spidev0.0", SPEED_HZ, -1), TW_ENODEV);
+    CHECK_EQ(tw_spidev_open(&dev, "/", SPEED_HZ, -1), TW_EIO); /* a directory: EISDIR */
+    static const unsigned long setup[] = {SPI_IOC_WR_MODE, SPI_IOC_WR_BITS_PER_WORD, SPI_IOC_WR_MAX_SPEED_HZ,
+                                          SPI_IOC_MESSAGE(1)};
+    for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
+        fake.fail_request = setup[i];
+        /* The last: the board never answers the first frame (reading ID). */
+        CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, -1), TW_EIO);
+        fake.fail_request = 0;
+        CHECK_EQ(boards_open(), 0);
+        CHECK(!fd_is_open(probe_fd));
+    }
+    /* An IRQ pin that was never exported. */
+    CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, INT_MAX), TW_ENODEV);
+    CHECK_EQ(boards_open(), 0);
+    CHECK(!fd_is_open(probe_fd));
+    /* A transfer that fails once the device is open is an error, not a retry. */
+    CHECK_OK(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, -1));
+    uint32_t v;
+    fake.fail_request = SPI_IOC_MESSAGE(1);
+    CHECK_EQ(tw_dev_read(&dev, TW_REG_ID, &v), TW_EIO);
+    CHECK_EQ(tw_dev_wait_irq(&dev, 1000), TW_EIO);
+    fake.fail_request = 0;
+    CHECK_OK(tw_dev_read(&dev, TW_REG_ID, &v));
+    tw_dev_close(&dev);
+    CHECK_EQ(boards_open(), 0);
+    CHECK(!fd_is_open(probe_fd));
+}
+
+/* After each group: the fake saw nothing a real spidev would refuse, and
+ * every descriptor was closed. */
+static int fake_clean(const char *name)
+{
+    int ok = fake.violations == 0 && boards_open() == 0;
+    if (ok)
+        printf("ok spidev/%s/link_clean\n", name);
+    else
+        printf("FAIL spidev/%s/link_clean: %lu violations (%s), %d boards left open\n", name,
+               fake.violations, fake.violation, boards_open());
+    fake.violations = 0;
+    return ok;
+}
+
+/* The driver's tests that use every part of the backend: register accesses,
+ * waits for the interrupt with time passing (realtime_prescaler), cycles
+ * and close. The others add simulation time, not backend coverage (test-spi
+ * runs all of them over the same chip). */
+static const char *const suite_part[] = {
+    "probe_geometry", "stop", "rearm", "range_start", "reentrant_callbacks", "budget_resumes",
+    "realtime_prescaler", "bad_input", NULL,
+};
+
+int main(int argc, char **argv)
+{
+    uint64_t seed = (uint64_t)time(NULL);
+    long ops = 400;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
+            ops = strtol(argv[++i], NULL, 0);
+        else {
+            fprintf(stderr, "usage: %s [--seed N] [--ops N]\n", argv[0]);
+            return 2;
+        }
+    }
+    printf("# spidev: seed=%llu\n", (unsigned long long)seed);
+    fake.rng = seed;
+    for (int i = 0; i < MAX_BOARDS; i++)
+        board_free(&fake.boards[i]);
+    const char *tmp = getenv("TMPDIR");
+    snprintf(fake.spidev_path, sizeof fake.spidev_path, "%s/tw-spidev-XXXXXX",
+             tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+    int fd = mkstemp(fake.spidev_path);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        printf("FAIL spidev/setup: no temporary file for the device: %s\n", strerror(errno));
+        return 1;
+    }
+    close(fd);
+    fake.spidev_dev = st.st_dev;
+    fake.spidev_ino = st.st_ino;
+
+    int failed = 0;
+    tw_backend none = {.name = "spidev"};
+    failed += !tw_test_run("spidev", "setup", test_setup, &none);
+    failed += !tw_test_run("spidev", "open_errors", test_open_errors, &none);
+    failed += !fake_clean("open");
+
+    /* The board's geometry, for probe_geometry to compare with. */
+    tw_dev d;
+    tw_geometry g;
+    if (open_polled(&d, NULL) < 0 || tw_probe(&d, &g) < 0) {
+        printf("FAIL spidev/probe: cannot open the stand-in device\n");
+        unlink(fake.spidev_path);
+        return 1;
+    }
+    tw_dev_close(&d);
+    tw_sim_config geo = {.levels = g.levels, .slot_bits = g.slot_bits, .fifo_log2 = g.fifo_log2};
+    /* An access is a 13-byte frame at 6 MHz, ~900 chip clocks: ~512x
+     * Wishbone's 2, as for test-spi. */
+    tw_backend polled = {.name = "spidev", .open = open_polled, .cfg = geo, .time_scale = 512};
+    tw_backend gpio = {.name = "spidev-gpio", .open = open_gpio, .cfg = geo, .time_scale = 512};
+    tw_backend noisy = {.name = "spidev-noisy", .open = open_polled, .cfg = geo, .time_scale = 640};
+
+    failed += tw_driver_suite_only(&polled, suite_part);
+    failed += !tw_random_run(&polled, seed, ops, NULL, 0, 0);
+    uint64_t sleeps = fake.sleeps;
+    failed += !fake_clean(polled.name);
+
+    uint64_t polls = fake.gpio_polls;
+    static const char *const gpio_part[] = {"probe_geometry", "realtime_prescaler", NULL};
+    failed += tw_driver_suite_only(&gpio, gpio_part);
+    /* Virtual time waits in short slices, which poll() rounds up to 1 ms:
+     * fewer operations here cost as much as the polled run. */
+    failed += !tw_random_run(&gpio, seed, ops / 8, NULL, 0, 0);
+    int ok = fake.gpio_polls > polls;
+    printf("%s spidev/gpio/waits_poll_the_value_file: %llu polls\n", ok ? "ok" : "FAIL",
+           (unsigned long long)(fake.gpio_polls - polls));
+    failed += !ok;
+    failed += !fake_clean(gpio.name);
+    ok = sleeps > 0;
+    printf("%s spidev/polled/waits_sleep_between_reads: %llu sleeps\n", ok ? "ok" : "FAIL",
+           (unsigned long long)sleeps);
+    failed += !ok;
+
+    /* One frame in 25 with a bit flipped, in the request or the response. */
+    fake.corrupt_ppm = 40000;
+    uint64_t frames = fake.frames;
+    static const char *const noisy_part[] = {"stop", NULL};
+    failed += tw_driver_suite_only(&noisy, noisy_part);
+    failed += !tw_random_run(&noisy, seed, ops / 4, NULL, 0, 0);
+    /* Many reads on one device, to compare its link's counts with the bridge's. */
+    tw_dev dev;
+    tw_spi_stats stats = {0};
+    uint32_t rejected = 0;
+    ok = open_polled(&dev, NULL) == 0;
+    for (int i = 0; ok && i < 500; i++) {
+        uint32_t v = 0;
+        ok = tw_dev_read(&dev, TW_REG_ID, &v) == 0 && v == TW_ID_MAGIC;
+    }
+    if (ok) {
+        /* The count read last: its own rejected attempts are in both. */
+        ok = tw_dev_read(&dev, TW_REG_SPI_ERRORS, &rejected) == 0;
+        stats = *tw_spi_get_stats(&dev);
+        tw_dev_close(&dev);
+    }
+    fake.corrupt_ppm = 0;
+    printf("# spidev-noisy: %llu frames, %llu requests and %llu responses flipped; "
+           "on the last device %llu retries (%llu rejected, %llu bad responses)\n",
+           (unsigned long long)(fake.frames - frames), (unsigned long long)fake.flipped_requests,
+           (unsigned long long)fake.flipped_responses, (unsigned long long)stats.retries,
+           (unsigned long long)stats.rejected_requests, (unsigned long long)stats.bad_responses);
+    ok = ok && stats.rejected_requests > 0 && stats.bad_responses > 0 &&
+         stats.retries == stats.rejected_requests + stats.bad_responses &&
+         TW_GET(TW_SPI_ERRORS_COUNT, rejected) == stats.rejected_requests;
+    printf("%s spidev/noisy/every_flip_retried\n", ok ? "ok" : "FAIL");
+    failed += !ok;
+    failed += !fake_clean(noisy.name);
+
+    unlink(fake.spidev_path);
+    return failed ? 1 : 0;
+}
