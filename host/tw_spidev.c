@@ -27,6 +27,7 @@
 
 typedef struct spidev_ctx {
     int fd, irq_fd;
+    int poll_seq; /* the sequence bit of the last STATUS poll */
     uint32_t speed_hz;
     uint64_t start_ns;
 } spidev_ctx;
@@ -65,14 +66,18 @@ static int irq_level(spidev_ctx *s)
     return c == '1';
 }
 
-/* Without an IRQ pin: STATUS.IRQ over the link itself (a plain read frame). */
+/* Without an IRQ pin: STATUS.IRQ over the link itself. The bridge answers a
+ * frame equal to the one before it from its saved response, so a poll must
+ * differ from the link's accesses and from the poll before it: its data
+ * bytes are not zero (the link sends zero in a read's) and its sequence bit
+ * alternates, per device. */
+#define POLL_MARK 0xFFFFFFFFu
 static int status_irq(spidev_ctx *s)
 {
     uint8_t tx[TW_SPI_FRAME_LEN], rx[TW_SPI_FRAME_LEN];
     uint32_t status;
-    static int seq;
-    seq = !seq;
-    tw_spi_encode(tx, 0, seq, TW_REG_STATUS / 4, 0);
+    s->poll_seq = !s->poll_seq;
+    tw_spi_encode(tx, 0, s->poll_seq, TW_REG_STATUS / 4, POLL_MARK);
     int rc = spidev_transfer(s, tx, rx, sizeof tx);
     if (rc == 0 && tw_spi_decode(rx, &status) < 0)
         return 0; /* a corrupted answer: look again next time */

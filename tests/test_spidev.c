@@ -439,14 +439,14 @@ static void test_open_errors(const tw_backend *unused)
     CHECK_EQ(tw_dev_read(&dev, TW_REG_ID, &v), TW_EIO);
     CHECK_EQ(tw_dev_wait_irq(&dev, 1000), TW_EIO);
     fake.fail_request = 0;
-    CHECK_OK(tw_dev_read(&dev, TW_REG_ID, &v));
+    CHECK_OK(tw_dev_read(&dev, TW_REG_VERSION, &v));
     tw_dev_close(&dev);
     CHECK_EQ(boards_open(), 0);
     CHECK(!fd_is_open(probe_fd));
 }
 
-/* After each group: the fake saw nothing a real spidev would refuse, and
- * every descriptor was closed. */
+/* After each group: the fake saw nothing a real spidev would refuse, every
+ * descriptor was closed, and no new access got an old one's answer. */
 static int fake_clean(const char *name)
 {
     int ok = fake.violations == 0 && boards_open() == 0;
@@ -455,8 +455,32 @@ static int fake_clean(const char *name)
     else
         printf("FAIL spidev/%s/link_clean: %lu violations (%s), %d boards left open\n", name,
                fake.violations, fake.violation, boards_open());
+    int fresh = fake.stale_repeats == 0;
+    if (fresh)
+        printf("ok spidev/%s/no_access_answered_as_a_repeat\n", name);
+    else
+        printf("FAIL spidev/%s/no_access_answered_as_a_repeat: %llu new frames equal to the one before\n", name,
+               (unsigned long long)fake.stale_repeats);
     fake.violations = 0;
-    return ok;
+    fake.stale_repeats = 0;
+    return ok && fresh;
+}
+
+/* Two boards, each polled in turn: each board's polls must still differ
+ * from one another, whatever the other board's did. */
+static void test_two_boards(const tw_backend *unused)
+{
+    (void)unused;
+    tw_dev a, b;
+    CHECK_OK(tw_spidev_open(&a, fake.spidev_path, SPEED_HZ, -1));
+    CHECK_OK(tw_spidev_open(&b, fake.spidev_path, SPEED_HZ, -1));
+    for (int i = 0; i < 20; i++) {
+        CHECK_EQ(tw_dev_wait_irq(&a, 0), 0);
+        CHECK_EQ(tw_dev_wait_irq(&b, 0), 0);
+    }
+    CHECK_EQ(fake.stale_repeats, 0);
+    tw_dev_close(&a);
+    tw_dev_close(&b);
 }
 
 /* The driver's tests that use every part of the backend: register accesses,
@@ -503,6 +527,7 @@ int main(int argc, char **argv)
     tw_backend none = {.name = "spidev"};
     failed += !tw_test_run("spidev", "setup", test_setup, &none);
     failed += !tw_test_run("spidev", "open_errors", test_open_errors, &none);
+    failed += !tw_test_run("spidev", "two_boards_polled_in_turn", test_two_boards, &none);
     failed += !fake_clean("open");
 
     /* The board's geometry, for probe_geometry to compare with. */
