@@ -39,6 +39,22 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Nanoseconds and cycles of the nominal clock, each way exactly (10^9 is not
+ * a multiple of it) and without overflow; a budget too long to represent
+ * saturates, so UINT64_MAX cycles is no timeout at all. */
+static uint64_t ns_to_cycles(uint64_t ns)
+{
+    return ns / 1000000000u * NOMINAL_HZ + ns % 1000000000u * NOMINAL_HZ / 1000000000u;
+}
+
+static uint64_t cycles_to_ns(uint64_t cycles)
+{
+    uint64_t s = cycles / NOMINAL_HZ;
+    if (s >= UINT64_MAX / 1000000000u)
+        return UINT64_MAX;
+    return s * 1000000000u + cycles % NOMINAL_HZ * 1000000000u / NOMINAL_HZ;
+}
+
 static int spidev_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
 {
 #ifdef __linux__
@@ -87,18 +103,19 @@ static int status_irq(spidev_ctx *s)
 static int spidev_wait_irq(void *ctx, uint64_t max_cycles)
 {
     spidev_ctx *s = ctx;
-    uint64_t deadline = mono_ns() + max_cycles * (1000000000u / NOMINAL_HZ);
+    uint64_t now = mono_ns(), budget = cycles_to_ns(max_cycles);
+    uint64_t deadline = budget > UINT64_MAX - now ? UINT64_MAX : now + budget;
     for (;;) {
         int level = s->irq_fd >= 0 ? irq_level(s) : status_irq(s);
         if (level != 0)
             return level;
-        uint64_t now = mono_ns();
+        now = mono_ns();
         if (now >= deadline)
             return 0;
         if (s->irq_fd >= 0) {
             struct pollfd p = {.fd = s->irq_fd, .events = POLLPRI | POLLERR};
-            uint64_t ms = (deadline - now + 999999) / 1000000;
-            poll(&p, 1, ms > 1000 ? 1000 : (int)ms);
+            uint64_t left = deadline - now;
+            poll(&p, 1, left >= 1000000000u ? 1000 : (int)((left + 999999) / 1000000));
         } else {
             usleep(POLL_US);
         }
@@ -108,7 +125,7 @@ static int spidev_wait_irq(void *ctx, uint64_t max_cycles)
 static uint64_t spidev_cycles(void *ctx)
 {
     spidev_ctx *s = ctx;
-    return (mono_ns() - s->start_ns) / (1000000000u / NOMINAL_HZ);
+    return ns_to_cycles(mono_ns() - s->start_ns);
 }
 
 static void spidev_close(void *ctx)

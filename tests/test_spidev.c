@@ -383,6 +383,17 @@ static int fd_is_open(int fd)
     return fcntl(fd, F_GETFD) != -1 || errno != EBADF;
 }
 
+typedef struct probe_timer {
+    tw_timer timer;
+    int fired;
+} probe_timer;
+
+static void on_probe(tw_timer *t, uint64_t now, void *arg)
+{
+    (void)t, (void)now;
+    ((probe_timer *)arg)->fired++;
+}
+
 /* The setup the backend asks the kernel for, and the device it leaves. */
 static void test_setup(const tw_backend *unused)
 {
@@ -466,6 +477,49 @@ static int fake_clean(const char *name)
     return ok && fresh;
 }
 
+/* The backend's clock is the board's: a wait with nothing to wake it runs
+ * the whole budget, no less, and cycles() counts what ran. */
+static void test_clock(const tw_backend *b)
+{
+    tw_dev dev;
+    if (b->open(&dev, &b->cfg) < 0) {
+        CHECK(0);
+        return;
+    }
+    tw_vl_spi_chip *chip = fake.boards[fake.last_board].chip;
+    uint64_t ran = tw_vl_spi_chip_cycles(chip), counted = tw_dev_cycles(&dev);
+    const uint64_t budget = 480000; /* 10 ms */
+    CHECK_EQ(tw_dev_wait_irq(&dev, budget), 0);
+    ran = tw_vl_spi_chip_cycles(chip) - ran;
+    counted = tw_dev_cycles(&dev) - counted;
+    /* Over by at most one look at the line: a STATUS frame (~1000 clocks)
+     * and a 100 us sleep, or a poll() rounded up to 1 ms. */
+    CHECK(ran >= budget);
+    CHECK(ran <= budget + BOARD_HZ / 1000 + 2000);
+    CHECK(counted + 1 >= ran && counted <= ran + 1);
+    tw_dev_close(&dev);
+}
+
+/* A budget of UINT64_MAX cycles means no timeout: the wait ends when the
+ * line rises. */
+static void test_wait_unbounded(const tw_backend *b)
+{
+    tw_fixture f;
+    probe_timer t;
+    if (tw_fixture_open(&f, b, TW_TIME_INTERNAL, 999) < 0) { /* 1000 clocks a tick */
+        CHECK(0);
+        goto out;
+    }
+    memset(&t, 0, sizeof t);
+    CHECK_OK(tw_timer_init(&t.timer, on_probe, &t));
+    CHECK_OK(tw_start(&f.wheel, &t.timer, 50));
+    CHECK_EQ(tw_dev_wait_irq(&f.dev, UINT64_MAX), 1);
+    CHECK_OK(tw_service(&f.wheel, 10));
+    CHECK_EQ(t.fired, 1);
+out:
+    tw_fixture_close(&f);
+}
+
 /* Two boards, each polled in turn: each board's polls must still differ
  * from one another, whatever the other board's did. */
 static void test_two_boards(const tw_backend *unused)
@@ -547,6 +601,8 @@ int main(int argc, char **argv)
     tw_backend noisy = {.name = "spidev-noisy", .open = open_polled, .cfg = geo, .time_scale = 640};
 
     failed += tw_driver_suite_only(&polled, suite_part);
+    failed += !tw_test_run("spidev", "clock", test_clock, &polled);
+    failed += !tw_test_run("spidev", "wait_unbounded", test_wait_unbounded, &polled);
     failed += !tw_random_run(&polled, seed, ops, NULL, 0, 0);
     uint64_t sleeps = fake.sleeps;
     failed += !fake_clean(polled.name);
@@ -554,6 +610,8 @@ int main(int argc, char **argv)
     uint64_t polls = fake.gpio_polls;
     static const char *const gpio_part[] = {"probe_geometry", "realtime_prescaler", NULL};
     failed += tw_driver_suite_only(&gpio, gpio_part);
+    failed += !tw_test_run("spidev", "clock", test_clock, &gpio);
+    failed += !tw_test_run("spidev", "wait_unbounded", test_wait_unbounded, &gpio);
     /* Virtual time waits in short slices, which poll() rounds up to 1 ms:
      * fewer operations here cost as much as the polled run. */
     failed += !tw_random_run(&gpio, seed, ops / 8, NULL, 0, 0);
