@@ -46,24 +46,27 @@ typedef struct spi_link {
     void *tctx;
     unsigned max_tries;
     int seq;
+    /* An access failed: its frame may or may not have reached the bridge,
+     * so the bridge's saved request is that frame or the one before. */
+    int unsure;
+    int resync_seq;
     tw_spi_stats stats;
 } spi_link;
 
-static int link_access(spi_link *l, uint32_t addr, int write, uint32_t wdata, uint32_t *rdata)
+/* Sends one request until a response checks out, unchanged each time. */
+static int exchange(spi_link *l, const uint8_t tx[TW_SPI_FRAME_LEN], uint32_t *rdata)
 {
-    uint8_t tx[TW_SPI_FRAME_LEN], rx[TW_SPI_FRAME_LEN];
-    if (addr % 4 != 0 || addr / 4 >= TW_REG_COUNT)
-        return TW_EINVAL;
-    l->seq = !l->seq; /* a new access; its retries keep this bit */
-    tw_spi_encode(tx, write, l->seq, addr / 4, wdata);
+    uint8_t rx[TW_SPI_FRAME_LEN];
     for (unsigned attempt = 0; attempt < l->max_tries; attempt++) {
         uint32_t value;
         if (attempt)
             l->stats.retries++;
         l->stats.frames++;
         int rc = l->t->transfer(l->tctx, tx, rx, TW_SPI_FRAME_LEN);
-        if (rc < 0)
+        if (rc < 0) {
+            l->unsure = 1;
             return rc;
+        }
         rc = tw_spi_decode(rx, &value);
         if (rc == TW_SPI_STATUS_BAD_CRC) {
             l->stats.rejected_requests++;
@@ -75,9 +78,34 @@ static int link_access(spi_link *l, uint32_t addr, int write, uint32_t wdata, ui
         }
         if (rdata)
             *rdata = value;
+        l->unsure = 0;
         return 0;
     }
+    l->unsure = 1;
     return TW_EIO;
+}
+
+/* Marks a resynchronising read: the link's own reads send zero data. */
+#define RESYNC_MARK 0x5EC0FFEEu
+
+static int link_access(spi_link *l, uint32_t addr, int write, uint32_t wdata, uint32_t *rdata)
+{
+    uint8_t tx[TW_SPI_FRAME_LEN];
+    if (addr % 4 != 0 || addr / 4 >= TW_REG_COUNT)
+        return TW_EINVAL;
+    /* After a failure, the new access could equal the one before the failed
+     * frame and get its saved answer (a popped event twice): a read of ID
+     * that equals neither moves the bridge on first. */
+    if (l->unsure) {
+        l->resync_seq = !l->resync_seq;
+        tw_spi_encode(tx, 0, l->resync_seq, TW_REG_ID / 4, RESYNC_MARK);
+        int rc = exchange(l, tx, NULL);
+        if (rc < 0)
+            return rc;
+    }
+    l->seq = !l->seq; /* a new access; its retries keep this bit */
+    tw_spi_encode(tx, write, l->seq, addr / 4, wdata);
+    return exchange(l, tx, rdata);
 }
 
 static int link_read(void *ctx, uint32_t addr, uint32_t *value)

@@ -450,7 +450,11 @@ static void test_open_errors(const tw_backend *unused)
     CHECK_EQ(tw_dev_read(&dev, TW_REG_ID, &v), TW_EIO);
     CHECK_EQ(tw_dev_wait_irq(&dev, 1000), TW_EIO);
     fake.fail_request = 0;
-    CHECK_OK(tw_dev_read(&dev, TW_REG_VERSION, &v));
+    /* The same access as the one before the failures is a new one, not a
+     * repeat to answer from the bridge's saved response. */
+    uint64_t stale = fake.stale_repeats;
+    CHECK_OK(tw_dev_read(&dev, TW_REG_ID, &v));
+    CHECK_EQ(fake.stale_repeats, stale);
     tw_dev_close(&dev);
     CHECK_EQ(boards_open(), 0);
     CHECK(!fd_is_open(probe_fd));
@@ -526,13 +530,14 @@ static void test_two_boards(const tw_backend *unused)
 {
     (void)unused;
     tw_dev a, b;
+    uint64_t stale = fake.stale_repeats;
     CHECK_OK(tw_spidev_open(&a, fake.spidev_path, SPEED_HZ, -1));
     CHECK_OK(tw_spidev_open(&b, fake.spidev_path, SPEED_HZ, -1));
     for (int i = 0; i < 20; i++) {
         CHECK_EQ(tw_dev_wait_irq(&a, 0), 0);
         CHECK_EQ(tw_dev_wait_irq(&b, 0), 0);
     }
-    CHECK_EQ(fake.stale_repeats, 0);
+    CHECK_EQ(fake.stale_repeats, stale);
     tw_dev_close(&a);
     tw_dev_close(&b);
 }
