@@ -65,7 +65,11 @@ typedef struct tw_vl_spi_faults {
 } tw_vl_spi_faults;
 /* The Verilated FPGA top (bridge + core), frames clocked through bit by bit. */
 int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg);
-/* Linux spidev (e.g. "/dev/spidev0.0"); irq_gpio < 0 polls STATUS instead. */
-int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, int irq_gpio);
+/* Linux spidev (e.g. "/dev/spidev0.0"); irq_gpio < 0 polls STATUS instead.
+ * chip_hz is the clock the bitstream runs at (make fpga's FPGA_MHZ_<board>:
+ * 48 MHz on the iCEBreaker, 120 MHz on the HX8K): the backend counts the
+ * board's cycles and wait budgets in it. The bridge samples SCK in that
+ * clock, so speed_hz above chip_hz / 8 is refused (TW_EINVAL). */
+int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, uint32_t chip_hz, int irq_gpio);
 
 #endif

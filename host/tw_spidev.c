@@ -21,14 +21,13 @@
 #include <sys/ioctl.h>
 #endif
 
-/* Nominal chip clock, to turn wait_irq's cycle budget into time. */
-#define NOMINAL_HZ 48000000u
 #define POLL_US 100u
 
 typedef struct spidev_ctx {
     int fd, irq_fd;
     int poll_seq; /* the sequence bit of the last STATUS poll */
     uint32_t speed_hz;
+    uint32_t chip_hz;   /* the board's clock: cycles are counted in it */
     uint64_t start_ns;
 } spidev_ctx;
 
@@ -39,20 +38,20 @@ static uint64_t mono_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Nanoseconds and cycles of the nominal clock, each way exactly (10^9 is not
- * a multiple of it) and without overflow; a budget too long to represent
- * saturates, so UINT64_MAX cycles is no timeout at all. */
-static uint64_t ns_to_cycles(uint64_t ns)
+/* Nanoseconds and cycles of the board's clock, each way exactly (10^9 is
+ * not a multiple of it in general) and without overflow; a budget too long
+ * to represent saturates, so UINT64_MAX cycles is no timeout at all. */
+static uint64_t ns_to_cycles(uint64_t ns, uint32_t hz)
 {
-    return ns / 1000000000u * NOMINAL_HZ + ns % 1000000000u * NOMINAL_HZ / 1000000000u;
+    return ns / 1000000000u * hz + ns % 1000000000u * hz / 1000000000u;
 }
 
-static uint64_t cycles_to_ns(uint64_t cycles)
+static uint64_t cycles_to_ns(uint64_t cycles, uint32_t hz)
 {
-    uint64_t s = cycles / NOMINAL_HZ;
+    uint64_t s = cycles / hz;
     if (s >= UINT64_MAX / 1000000000u)
         return UINT64_MAX;
-    return s * 1000000000u + cycles % NOMINAL_HZ * 1000000000u / NOMINAL_HZ;
+    return s * 1000000000u + cycles % hz * 1000000000u / hz;
 }
 
 static int spidev_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
@@ -103,7 +102,7 @@ static int status_irq(spidev_ctx *s)
 static int spidev_wait_irq(void *ctx, uint64_t max_cycles)
 {
     spidev_ctx *s = ctx;
-    uint64_t now = mono_ns(), budget = cycles_to_ns(max_cycles);
+    uint64_t now = mono_ns(), budget = cycles_to_ns(max_cycles, s->chip_hz);
     uint64_t deadline = budget > UINT64_MAX - now ? UINT64_MAX : now + budget;
     for (;;) {
         int level = s->irq_fd >= 0 ? irq_level(s) : status_irq(s);
@@ -125,7 +124,7 @@ static int spidev_wait_irq(void *ctx, uint64_t max_cycles)
 static uint64_t spidev_cycles(void *ctx)
 {
     spidev_ctx *s = ctx;
-    return ns_to_cycles(mono_ns() - s->start_ns);
+    return ns_to_cycles(mono_ns() - s->start_ns, s->chip_hz);
 }
 
 static void spidev_close(void *ctx)
@@ -141,15 +140,17 @@ static const tw_spi_transport spidev_transport = {
     "spidev", spidev_transfer, spidev_wait_irq, spidev_cycles, NULL, NULL, spidev_close,
 };
 
-int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, int irq_gpio)
+int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, uint32_t chip_hz, int irq_gpio)
 {
-    if (!dev || !path || speed_hz == 0)
+    /* The bridge needs four chip clocks per SCK half-period (docs/spi.md). */
+    if (!dev || !path || speed_hz == 0 || chip_hz == 0 || speed_hz > chip_hz / 8)
         return TW_EINVAL;
     spidev_ctx *s = calloc(1, sizeof *s);
     if (!s)
         return TW_ENOMEM;
     s->irq_fd = -1;
     s->speed_hz = speed_hz;
+    s->chip_hz = chip_hz;
     s->start_ns = mono_ns();
     s->fd = open(path, O_RDWR);
     if (s->fd < 0) {

@@ -9,7 +9,7 @@
  * (/sys/class/gpio/gpio<FAKE_GPIO>/value) is a regular file that follows the
  * chip's interrupt line, and a poll() on it for POLLPRI runs the chip until
  * the line rises. Time is the boards' own: CLOCK_MONOTONIC reads their
- * 48 MHz clock, and sleeping or polling runs it, so a run takes no real time
+ * clock (48 MHz; 120 MHz in clock_120mhz), and sleeping or polling runs it, so a run takes no real time
  * waiting and replays from its seed.
  *
  *   test-spidev [--seed N] [--ops N]
@@ -39,8 +39,8 @@ int tw_driver_suite_only(const tw_backend *b, const char *const *only);
 int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift,
                   unsigned visit_batch);
 
-#define BOARD_HZ 48000000u
-#define SPEED_HZ 6000000u /* the bridge's limit at 48 MHz: f_sys / 8 */
+#define BOARD_HZ 48000000u /* the iCEBreaker's clock; test_clock_hx8k runs at 120 MHz */
+#define SPEED_HZ 6000000u  /* the bridge's limit at 48 MHz: f_sys / 8 */
 #define FAKE_GPIO 4093
 #define MAX_BOARDS 4
 
@@ -67,6 +67,8 @@ static struct {
     board boards[MAX_BOARDS];
     int last_board;          /* the last one set up: FAKE_GPIO is its IRQ pin */
     uint64_t now;            /* the shared board clock, in cycles */
+    uint32_t hz;             /* its rate, for sleeps, polls and CLOCK_MONOTONIC */
+    uint64_t hz_since, ns_at_hz; /* now and the monotonic time when hz was set */
     unsigned long fail_request; /* an ioctl request to refuse (0: none) */
     unsigned corrupt_ppm;    /* frames with one bit flipped, per million */
     uint64_t rng;
@@ -74,7 +76,24 @@ static struct {
     uint64_t frames, flipped_requests, flipped_responses, stale_repeats, gpio_polls, sleeps;
     unsigned long violations;
     char violation[200];
-} fake = {.last_board = -1};
+} fake = {.last_board = -1, .hz = BOARD_HZ, .ns_at_hz = 1000000000000u};
+
+/* CLOCK_MONOTONIC in ns: counts on from where it was when the rate changed,
+ * so it never goes back. The start is arbitrary, so nothing depends on the
+ * clock reading zero. */
+static uint64_t fake_ns(void)
+{
+    uint64_t c = fake.now - fake.hz_since;
+    return fake.ns_at_hz + c / fake.hz * 1000000000u + c % fake.hz * 1000000000u / fake.hz;
+}
+
+/* Boards clocked at hz from now on (none may be open). */
+static void set_board_hz(uint32_t hz)
+{
+    fake.ns_at_hz = fake_ns();
+    fake.hz_since = fake.now;
+    fake.hz = hz;
+}
 
 static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void violation(const char *fmt, ...)
@@ -171,7 +190,7 @@ static board *board_new(int fd)
 /* The chip comes up once the backend has set the clock rate it will use. */
 static int board_start(board *b)
 {
-    unsigned half = (BOARD_HZ + 2 * b->speed - 1) / (2 * b->speed);
+    unsigned half = (fake.hz + 2 * b->speed - 1) / (2 * b->speed);
     if (half < 4)
         violation("SCK %u Hz is above the bridge's limit of f_sys / 8", (unsigned)b->speed);
     tw_vl_spi_config cfg = {.half_period = half < 4 ? 4 : half, .seed = fake_random()};
@@ -317,7 +336,7 @@ int close(int fd)
 int usleep(useconds_t us)
 {
     fake.sleeps++;
-    run_boards(fake.now + (uint64_t)us * (BOARD_HZ / 1000000));
+    run_boards(fake.now + (uint64_t)us * fake.hz / 1000000u);
     return 0;
 }
 
@@ -338,7 +357,7 @@ int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
         violation("poll on the value file without POLLPRI");
     if (timeout_ms < 0)
         violation("poll on the value file without a timeout");
-    uint64_t limit = fake.now + (uint64_t)(timeout_ms < 0 ? 1000 : timeout_ms) * (BOARD_HZ / 1000);
+    uint64_t limit = fake.now + (uint64_t)(timeout_ms < 0 ? 1000 : timeout_ms) * (fake.hz / 1000u);
     int level = tw_vl_spi_chip_run(b->chip, limit - b->born, 1);
     run_boards(b->born + tw_vl_spi_chip_cycles(b->chip));
     fds[0].revents = level ? POLLPRI | POLLERR : 0;
@@ -350,9 +369,9 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 {
     if (id != CLOCK_MONOTONIC)
         return (int)syscall(SYS_clock_gettime, id, ts);
-    /* An arbitrary start, so nothing depends on the clock reading zero. */
-    ts->tv_sec = (time_t)(1000 + fake.now / BOARD_HZ);
-    ts->tv_nsec = (long)(fake.now % BOARD_HZ * 125 / 6); /* 10^9 / 48 MHz = 125/6 ns */
+    uint64_t ns = fake_ns();
+    ts->tv_sec = (time_t)(ns / 1000000000u);
+    ts->tv_nsec = (long)(ns % 1000000000u);
     return 0;
 }
 
@@ -361,13 +380,13 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 static int open_polled(tw_dev *dev, const tw_sim_config *cfg)
 {
     (void)cfg; /* the board is what it is: tw_probe reads its geometry */
-    return tw_spidev_open(dev, fake.spidev_path, SPEED_HZ, -1);
+    return tw_spidev_open(dev, fake.spidev_path, SPEED_HZ, BOARD_HZ, -1);
 }
 
 static int open_gpio(tw_dev *dev, const tw_sim_config *cfg)
 {
     (void)cfg;
-    return tw_spidev_open(dev, fake.spidev_path, SPEED_HZ, FAKE_GPIO);
+    return tw_spidev_open(dev, fake.spidev_path, SPEED_HZ, BOARD_HZ, FAKE_GPIO);
 }
 
 static int boards_open(void)
@@ -399,7 +418,7 @@ static void test_setup(const tw_backend *unused)
 {
     (void)unused;
     tw_dev dev;
-    CHECK_OK(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, -1));
+    CHECK_OK(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, BOARD_HZ, -1));
     board *b = &fake.boards[fake.last_board];
     CHECK_EQ(b->setup, 7);
     CHECK_EQ(b->mode, SPI_MODE_0);
@@ -424,27 +443,30 @@ static void test_open_errors(const tw_backend *unused)
     int probe_fd = open("/dev/null", O_RDONLY); /* the lowest free descriptor: a leak would take it */
     CHECK(probe_fd >= 0);
     close(probe_fd);
-    CHECK_EQ(tw_spidev_open(NULL, fake.spidev_path, SPEED_HZ, -1), TW_EINVAL);
-    CHECK_EQ(tw_spidev_open(&dev, NULL, SPEED_HZ, -1), TW_EINVAL);
-    CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, 0, -1), TW_EINVAL);
-    CHECK_EQ(tw_spidev_open(&dev, "/nonexistent/spidev0.0", SPEED_HZ, -1), TW_ENODEV);
-    CHECK_EQ(tw_spidev_open(&dev, "/", SPEED_HZ, -1), TW_EIO); /* a directory: EISDIR */
+    CHECK_EQ(tw_spidev_open(NULL, fake.spidev_path, SPEED_HZ, BOARD_HZ, -1), TW_EINVAL);
+    CHECK_EQ(tw_spidev_open(&dev, NULL, SPEED_HZ, BOARD_HZ, -1), TW_EINVAL);
+    CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, 0, BOARD_HZ, -1), TW_EINVAL);
+    CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, 0, -1), TW_EINVAL);
+    /* SCK above the bridge's limit of the chip's clock / 8. */
+    CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ + 1, BOARD_HZ, -1), TW_EINVAL);
+    CHECK_EQ(tw_spidev_open(&dev, "/nonexistent/spidev0.0", SPEED_HZ, BOARD_HZ, -1), TW_ENODEV);
+    CHECK_EQ(tw_spidev_open(&dev, "/", SPEED_HZ, BOARD_HZ, -1), TW_EIO); /* a directory: EISDIR */
     static const unsigned long setup[] = {SPI_IOC_WR_MODE, SPI_IOC_WR_BITS_PER_WORD, SPI_IOC_WR_MAX_SPEED_HZ,
                                           SPI_IOC_MESSAGE(1)};
     for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
         fake.fail_request = setup[i];
         /* The last: the board never answers the first frame (reading ID). */
-        CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, -1), TW_EIO);
+        CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, BOARD_HZ, -1), TW_EIO);
         fake.fail_request = 0;
         CHECK_EQ(boards_open(), 0);
         CHECK(!fd_is_open(probe_fd));
     }
     /* An IRQ pin that was never exported. */
-    CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, INT_MAX), TW_ENODEV);
+    CHECK_EQ(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, BOARD_HZ, INT_MAX), TW_ENODEV);
     CHECK_EQ(boards_open(), 0);
     CHECK(!fd_is_open(probe_fd));
     /* A transfer that fails once the device is open is an error, not a retry. */
-    CHECK_OK(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, -1));
+    CHECK_OK(tw_spidev_open(&dev, fake.spidev_path, SPEED_HZ, BOARD_HZ, -1));
     uint32_t v;
     fake.fail_request = SPI_IOC_MESSAGE(1);
     CHECK_EQ(tw_dev_read(&dev, TW_REG_ID, &v), TW_EIO);
@@ -492,16 +514,31 @@ static void test_clock(const tw_backend *b)
     }
     tw_vl_spi_chip *chip = fake.boards[fake.last_board].chip;
     uint64_t ran = tw_vl_spi_chip_cycles(chip), counted = tw_dev_cycles(&dev);
-    const uint64_t budget = 480000; /* 10 ms */
+    const uint64_t budget = fake.hz / 100; /* 10 ms */
     CHECK_EQ(tw_dev_wait_irq(&dev, budget), 0);
     ran = tw_vl_spi_chip_cycles(chip) - ran;
     counted = tw_dev_cycles(&dev) - counted;
     /* Over by at most one look at the line: a STATUS frame (~1000 clocks)
      * and a 100 us sleep, or a poll() rounded up to 1 ms. */
     CHECK(ran >= budget);
-    CHECK(ran <= budget + BOARD_HZ / 1000 + 2000);
+    CHECK(ran <= budget + fake.hz / 1000 + 2000);
     CHECK(counted + 1 >= ran && counted <= ran + 1);
     tw_dev_close(&dev);
+}
+
+/* A board clocked at 120 MHz (the HX8K's target), opened as such: the
+ * backend's cycles and wait budgets are the board's, not 48 MHz ones. */
+static int open_hx8k(tw_dev *dev, const tw_sim_config *cfg)
+{
+    (void)cfg;
+    return tw_spidev_open(dev, fake.spidev_path, 15000000u, 120000000u, -1);
+}
+
+static void test_clock_hx8k(const tw_backend *b)
+{
+    set_board_hz(120000000u);
+    test_clock(b);
+    set_board_hz(BOARD_HZ);
 }
 
 /* A budget of UINT64_MAX cycles means no timeout: the wait ends when the
@@ -531,8 +568,8 @@ static void test_two_boards(const tw_backend *unused)
     (void)unused;
     tw_dev a, b;
     uint64_t stale = fake.stale_repeats;
-    CHECK_OK(tw_spidev_open(&a, fake.spidev_path, SPEED_HZ, -1));
-    CHECK_OK(tw_spidev_open(&b, fake.spidev_path, SPEED_HZ, -1));
+    CHECK_OK(tw_spidev_open(&a, fake.spidev_path, SPEED_HZ, BOARD_HZ, -1));
+    CHECK_OK(tw_spidev_open(&b, fake.spidev_path, SPEED_HZ, BOARD_HZ, -1));
     for (int i = 0; i < 20; i++) {
         CHECK_EQ(tw_dev_wait_irq(&a, 0), 0);
         CHECK_EQ(tw_dev_wait_irq(&b, 0), 0);
@@ -608,6 +645,9 @@ int main(int argc, char **argv)
     failed += tw_driver_suite_only(&polled, suite_part);
     failed += !tw_test_run("spidev", "clock", test_clock, &polled);
     failed += !tw_test_run("spidev", "wait_unbounded", test_wait_unbounded, &polled);
+    tw_backend hx8k = {.name = "spidev-120mhz", .open = open_hx8k, .cfg = geo, .time_scale = 512};
+    failed += !tw_test_run("spidev", "clock_120mhz", test_clock_hx8k, &hx8k);
+    failed += !tw_test_run("spidev", "clock_48mhz_after_120mhz", test_clock, &polled);
     failed += !tw_random_run(&polled, seed, ops, NULL, 0, 0);
     uint64_t sleeps = fake.sleeps;
     failed += !fake_clean(polled.name);
