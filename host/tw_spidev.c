@@ -152,7 +152,8 @@ int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, uint32_t ch
     s->speed_hz = speed_hz;
     s->chip_hz = chip_hz;
     s->start_ns = mono_ns();
-    s->fd = open(path, O_RDWR);
+    /* O_CLOEXEC: a child the application forks must not hold the board. */
+    s->fd = open(path, O_RDWR | O_CLOEXEC);
     if (s->fd < 0) {
         free(s);
         return errno == ENOENT ? TW_ENODEV : TW_EIO;
@@ -168,7 +169,7 @@ int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, uint32_t ch
     if (irq_gpio >= 0) {
         char name[64];
         snprintf(name, sizeof name, "/sys/class/gpio/gpio%d/value", irq_gpio);
-        s->irq_fd = open(name, O_RDONLY);
+        s->irq_fd = open(name, O_RDONLY | O_CLOEXEC);
         if (s->irq_fd < 0) { /* export the pin and set it up for rising edges first */
             spidev_close(s);
             return TW_ENODEV;

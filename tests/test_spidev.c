@@ -317,9 +317,13 @@ int open(const char *path, int flags, ...)
         }
         if ((flags & O_ACCMODE) != O_RDONLY)
             violation("the value file opened for writing");
+        if (!(flags & O_CLOEXEC))
+            violation("the value file opened without O_CLOEXEC");
         b->gpio_fd = (int)syscall(SYS_openat, AT_FDCWD, b->value_path, flags, mode);
         return b->gpio_fd;
     }
+    if (!strcmp(path, fake.spidev_path) && !(flags & O_CLOEXEC))
+        violation("the device opened without O_CLOEXEC");
     return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);
 }
 
