@@ -60,15 +60,22 @@ module tw_bitmap #(
     wire [SW-1:0]    wr_mask   = word_seen ? wr_onehot : {SW{1'b1}};
     wire [SW-1:0]    wr_data   = i_wr_val ? wr_onehot : {SW{1'b0}};
 
-    // Two copies, one per read port: EBR has one read port each.
-    integer i;
-    always @(posedge i_clk) begin
+    // Two copies, one per read port: EBR has one read port each. The word is
+    // written whole, its unmasked bits fed back from the RAM: Yosys turns
+    // that feedback into the same per-bit write mask as one write per bit,
+    // and a Verilated model makes one delayed write a port, not one per bit
+    // (a quarter of its work each clock).
+    function [SW-1:0] merge;   // mask ? data : old, bit by bit
+        input [SW-1:0] old, mask, data;
+        integer i;
         for (i = 0; i < SW; i = i + 1)
-            if (do_wr && wr_mask[i]) begin
-                mem_visit[wr_word][i]  <= wr_data[i];
-                mem_search[wr_word][i] <= wr_data[i];
-            end
-    end
+            merge[i] = mask[i] ? data[i] : old[i];
+    endfunction
+    always @(posedge i_clk)
+        if (do_wr) begin
+            mem_visit[wr_word]  <= merge(mem_visit[wr_word], wr_mask, wr_data);
+            mem_search[wr_word] <= merge(mem_search[wr_word], wr_mask, wr_data);
+        end
 
     reg [SW-1:0]        visit_raw_q, search_raw_q;
     reg [BIT_BITS-1:0]  visit_bit_q;
