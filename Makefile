@@ -109,7 +109,7 @@ $(BUILD)/vl/%/Vtw_core__ALL.a: $(RTL) rtl/tw_regs.vh | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(VERILATOR) --cc --build -j 2 -O3 --x-assign fast --x-initial fast --trace-fst -Wall \
 	  -Irtl $(call geo_args,$*) --Mdir $(@D) --top-module tw_core \
-	  -MAKEFLAGS "OPT_FAST=-O2 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(VL_SANFLAGS)") \
+	  -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(VL_SANFLAGS)") \
 	  $(RTL) > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
 
 $(BUILD)/vl/%/tw_vl.o: sim/tw_vl.cpp $(BUILD)/vl/%/Vtw_core__ALL.a host/tw_dev.h host/tw_regs.h

@@ -47,11 +47,11 @@ VARIANTS = [
         ("rtl/tw_core.v", r"(wire\s+may_jump\s*=)[^;]*;", r"\1 1'b0;", 1),
     ]),
     ("next", "NEXT_LO/NEXT_HI read-out (answer capped at now + horizon)", "tw_spi_top", [
-        ("rtl/tw_core.v", r"rdata = next_tick\[31:0\];", "rdata = 32'd0;", 1),
+        ("rtl/tw_core.v", r"read_mux = next_tick\[31:0\];", "read_mux = 32'd0;", 1),
         ("rtl/tw_core.v", r"next_hi_snap_q <= next_tick\[47:32\];", "next_hi_snap_q <= 16'd0;", 1),
     ]),
     ("counters", "the five 32-bit statistics counters (CNT_*)", "tw_spi_top", [
-        ("rtl/tw_core.v", r"rdata = cnt_\w+_(q|now);", "rdata = 32'd0;", 5),
+        ("rtl/tw_core.v", r"read_mux = cnt_\w+_(q|now);", "read_mux = 32'd0;", 5),
     ]),
     ("coalesce", "interrupt coalescing (COALESCE, the age counter)", "tw_spi_top", [
         ("rtl/tw_core.v", r"(wire\s+irq_due\s*=)[^;]*;", r"\1 1'b1;", 1),

@@ -55,20 +55,34 @@ module tw_bitmap #(
 
     wire             do_wr     = i_wr && !i_rst && !i_clear_all;
     wire             word_seen = written_q[wr_word];
-    // A word's first write since the last clear stores all of it.
-    wire [SW-1:0]    wr_onehot = {{(SW-1){1'b0}}, 1'b1} << wr_bit;
-    wire [SW-1:0]    wr_mask   = word_seen ? wr_onehot : {SW{1'b1}};
-    wire [SW-1:0]    wr_data   = i_wr_val ? wr_onehot : {SW{1'b0}};
 
-    // Two copies, one per read port: EBR has one read port each.
-    integer i;
-    always @(posedge i_clk) begin
-        for (i = 0; i < SW; i = i + 1)
-            if (do_wr && wr_mask[i]) begin
-                mem_visit[wr_word][i]  <= wr_data[i];
-                mem_search[wr_word][i] <= wr_data[i];
-            end
-    end
+    // Two copies, one per read port: EBR has one read port each. The word is
+    // written whole, the bits the write leaves alone fed back from the RAM:
+    // Yosys turns that feedback into a per-bit write mask, and a Verilated
+    // model makes one delayed write a port (not one a bit) and works out the
+    // word only when it writes. The bit is picked by comparison, not by a
+    // shift, which Yosys would share with the search's shifter (slower).
+    function [SW-1:0] written_word;
+        input [SW-1:0]       old;
+        input                seen;    // the word held data (else it reads as zero)
+        input [BIT_BITS-1:0] bit_ix;
+        input                val;
+        integer i;
+        reg hit, mask, data;
+        for (i = 0; i < SW; i = i + 1) begin
+            hit  = i[BIT_BITS-1:0] == bit_ix;
+            // A word's first write since the last clear stores all of it.
+            mask = seen ? hit : 1'b1;
+            data = val ? hit : 1'b0;
+            // A multiplexer with the old bit on one side: Yosys's feedback form.
+            written_word[i] = mask ? data : old[i];
+        end
+    endfunction
+    always @(posedge i_clk)
+        if (do_wr) begin
+            mem_visit[wr_word]  <= written_word(mem_visit[wr_word], word_seen, wr_bit, i_wr_val);
+            mem_search[wr_word] <= written_word(mem_search[wr_word], word_seen, wr_bit, i_wr_val);
+        end
 
     reg [SW-1:0]        visit_raw_q, search_raw_q;
     reg [BIT_BITS-1:0]  visit_bit_q;

@@ -213,14 +213,12 @@ module tw_core #(
                     : reached(arm_gap_q);
     wire                 arm_wr    = wr && (i_wb_adr == TW_REG_ARM_LO || i_wb_adr == TW_REG_ARM_HI);
     // A visit of this very slot in this cycle already reports it once.
-    reg  arm_seen;
+    reg  [LEVELS-1:0] slot_named;   // level k's visited slot is the SET's slot
     integer ak;
-    always @(*) begin
-        arm_seen = 1'b0;
+    always @(*)
         for (ak = 0; ak < LEVELS; ak = ak + 1)
-            if (cmd_lvl == ak[LVL_W-1:0] && hit[ak] && ahead_slots_q[ak*SLOT_BITS +: SLOT_BITS] == cmd_sl)
-                arm_seen = 1'b1;
-    end
+            slot_named[ak] = ahead_slots_q[ak*SLOT_BITS +: SLOT_BITS] == cmd_sl;
+    wire arm_seen = |(hit & slot_named & (ONE_LEVEL << cmd_lvl));
     wire late       = cmd_set && arm_passed && !arm_seen;
 
     // ------------------------------------------------------------- event FIFO
@@ -339,7 +337,7 @@ module tw_core #(
     localparam integer S_HW = SLOT_BITS + EL_BITS + 2;
     reg [S_DW-1:0]        s_lowmask;
     reg [S_DW-1:0]        s_d0;           // (~s_base_q's fields below) - s_elapsed
-    reg [2*TICK_BITS-1:0] s_d0_ext;       // sign-extended
+    reg [63:0]            s_d0_ext;       // sign-extended (s_shift + S_HW <= 57)
     reg [S_DW-1:0]        s_dlow;         // s_d0 - step
     reg [S_HW-1:0]        s_hi_pre;       // s_i_q * SW - s_qb_q + (s_d0 >>> s_shift) - 1
     reg [S_HW-1:0]        s_hi;           // ... + s_j, less what the step borrows
@@ -371,7 +369,7 @@ module tw_core #(
         // bits below s_shift are all zero (always on level 0).
         s_lowmask = ({{(S_DW-1){1'b0}}, 1'b1} << s_shift) - 1'b1;
         s_d0      = (~s_base_q[S_DW-1:0] & s_lowmask) - {{(S_DW-EL_BITS){1'b0}}, s_elapsed_q};
-        s_d0_ext  = {{(2*TICK_BITS-S_DW){s_d0[S_DW-1]}}, s_d0};
+        s_d0_ext  = {{(64-S_DW){s_d0[S_DW-1]}}, s_d0};
         s_dlow    = s_d0 - {{(S_DW-1){1'b0}}, step};
         s_hi_pre  = {{(S_HW-WI_BITS){1'b0}}, s_i_q} * SW[S_HW-1:0]
                   - {{(S_HW-BIT_BITS){1'b0}}, s_qb_q} + s_d0_ext[s_shift +: S_HW] - 1'b1;
@@ -455,12 +453,13 @@ module tw_core #(
 
     // A new answer's distance is worked out from the old time and stepped on.
     wire s_take = !s_start && s_run_q && s_hit && s_better;
-    wire [TICK_BITS-1:0] quiet_d = i_rst ? {TICK_BITS{1'b1}}
-                                 : s_take ? s_cand_quiet
-                                 : quiet_after;
-
     always @(posedge i_clk) begin
-        quiet_q   <= quiet_d;
+        if (i_rst)
+            quiet_q <= {TICK_BITS{1'b1}};
+        else if (s_take)
+            quiet_q <= s_cand_quiet;
+        else
+            quiet_q <= quiet_after;
         s_elapsed_q <= s_start ? {EL_BITS{1'b0}} : s_elapsed_q + {{(EL_BITS-1){1'b0}}, step};
         if (s_start)
             s_qs_q <= ahead_slots_d;
@@ -564,45 +563,70 @@ module tw_core #(
     wire [31:0] evt_tick = fifo_empty ? 32'd0 : h_tick[31:0];
     wire [31:0] ctrl = {28'd0, ctrl_vhold_q, ctrl_irq_en_q, ctrl_src_q};
 
-    reg [31:0] rdata;
+    // The read data of register `adr`, called in the clock of a read: a
+    // function rather than logic of its own, so that a Verilated model works
+    // it out on reads only (the same multiplexer in hardware).
+    function [31:0] read_mux;
+        input [5:0] adr;
+        begin
+            read_mux = 32'd0;
+            case (adr)
+                TW_REG_ID:            read_mux = TW_ID_MAGIC;
+                TW_REG_VERSION:       read_mux = {TW_VERSION_MAJOR, TW_VERSION_MINOR};
+                TW_REG_CAPS:          read_mux = caps;
+                TW_REG_CTRL:          read_mux = ctrl;
+                TW_REG_PRESCALE:      read_mux = prescale_q;
+                TW_REG_STATUS:        read_mux = status;
+                TW_REG_NOW_LO:        read_mux = now_q[31:0];
+                TW_REG_NOW_HI:        read_mux = {16'd0, now_hi_snap_q};
+                TW_REG_ADVANCE:       read_mux = adv_rem_q;
+                TW_REG_ARM_LO:        read_mux = arm_lo_q;
+                TW_REG_ARM_HI:        read_mux = {16'd0, arm_hi_q};
+                TW_REG_EVT_INFO:      read_mux = evt_info;
+                TW_REG_EVT_TICK:      read_mux = evt_tick;
+                TW_REG_CNT_EVENTS:    read_mux = cnt_events_now;
+                TW_REG_CNT_LATE:      read_mux = cnt_late_now;
+                TW_REG_CNT_OVERFLOW:  read_mux = cnt_overflow_now;
+                TW_REG_CNT_CMDS:      read_mux = cnt_cmds_q;
+                TW_REG_CNT_BUSERR:    read_mux = cnt_buserr_q;
+                TW_REG_SEARCH:        read_mux = horizon_q;
+                TW_REG_NEXT_LO:       read_mux = next_tick[31:0];
+                TW_REG_NEXT_HI:       read_mux = {16'd0, next_hi_snap_q};
+                TW_REG_COALESCE:      read_mux = {coal_thresh_q, coal_holdoff_q};
+                default: ;
+            endcase
+        end
+    endfunction
     reg        addr_ok;   // the access names a register that allows it
-    always @(*) begin
-        rdata   = 32'd0;
-        addr_ok = 1'b1;
+    always @(*)
         case (i_wb_adr)
-            TW_REG_ID:           begin rdata = TW_ID_MAGIC;              addr_ok = !i_wb_we; end
-            TW_REG_VERSION:      begin rdata = {TW_VERSION_MAJOR, TW_VERSION_MINOR}; addr_ok = !i_wb_we; end
-            TW_REG_CAPS:         begin rdata = caps;                     addr_ok = !i_wb_we; end
-            TW_REG_CTRL:               rdata = ctrl;
-            TW_REG_PRESCALE:           rdata = prescale_q;
-            TW_REG_STATUS:             rdata = status;
-            TW_REG_NOW_LO:       begin rdata = now_q[31:0];              addr_ok = !i_wb_we; end
-            TW_REG_NOW_HI:       begin rdata = {16'd0, now_hi_snap_q};   addr_ok = !i_wb_we; end
-            TW_REG_ADVANCE:            rdata = adv_rem_q;
-            TW_REG_ARM_LO:             rdata = arm_lo_q;
-            TW_REG_ARM_HI:             rdata = {16'd0, arm_hi_q};
-            TW_REG_CMD:                addr_ok = i_wb_we;
-            TW_REG_EVT_INFO:     begin rdata = evt_info;                 addr_ok = !i_wb_we; end
-            TW_REG_EVT_TICK:     begin rdata = evt_tick;                 addr_ok = !i_wb_we; end
-            TW_REG_CNT_EVENTS:   begin rdata = cnt_events_now;           addr_ok = !i_wb_we; end
-            TW_REG_CNT_LATE:     begin rdata = cnt_late_now;             addr_ok = !i_wb_we; end
-            TW_REG_CNT_OVERFLOW: begin rdata = cnt_overflow_now;         addr_ok = !i_wb_we; end
-            TW_REG_CNT_CMDS:     begin rdata = cnt_cmds_q;               addr_ok = !i_wb_we; end
-            TW_REG_CNT_BUSERR:   begin rdata = cnt_buserr_q;             addr_ok = !i_wb_we; end
-            TW_REG_SEARCH:             rdata = horizon_q;
-            TW_REG_NEXT_LO:      begin rdata = next_tick[31:0];          addr_ok = !i_wb_we; end
-            TW_REG_NEXT_HI:      begin rdata = {16'd0, next_hi_snap_q};  addr_ok = !i_wb_we; end
-            TW_REG_COALESCE:           rdata = {coal_thresh_q, coal_holdoff_q};
-            default:                   addr_ok = 1'b0;
+            TW_REG_CTRL, TW_REG_PRESCALE, TW_REG_STATUS, TW_REG_ADVANCE, TW_REG_ARM_LO,
+            TW_REG_ARM_HI, TW_REG_SEARCH, TW_REG_COALESCE:
+                addr_ok = 1'b1;
+            TW_REG_ID, TW_REG_VERSION, TW_REG_CAPS, TW_REG_NOW_LO, TW_REG_NOW_HI,
+            TW_REG_EVT_INFO, TW_REG_EVT_TICK, TW_REG_CNT_EVENTS, TW_REG_CNT_LATE,
+            TW_REG_CNT_OVERFLOW, TW_REG_CNT_CMDS, TW_REG_CNT_BUSERR, TW_REG_NEXT_LO,
+            TW_REG_NEXT_HI:
+                addr_ok = !i_wb_we;   // read-only
+            TW_REG_CMD:
+                addr_ok = i_wb_we;    // write-only
+            default:
+                addr_ok = 1'b0;
         endcase
-    end
 
     // What ADVANCE has left after this cycle's step (a jump to the answer
     // takes quiet_q <= adv_rem_q ticks, the other jump all of them).
     wire [31:0] adv_after = step_quiet ? adv_rem_q - quiet_q[31:0] : step_all ? 32'd0
                           : adv_step ? adv_rem_q - 32'd1 : adv_rem_q;
-    wire [32:0] adv_sum = {1'b0, adv_after}
-                        + ((wr && i_wb_adr == TW_REG_ADVANCE) ? {1'b0, i_wb_dat} : 33'd0);
+    // ... plus what a write to ADVANCE adds, saturating.
+    function [31:0] adv_plus;
+        input [31:0] left, add;
+        reg   [32:0] sum;
+        begin
+            sum      = {1'b0, left} + {1'b0, add};
+            adv_plus = sum[32] ? 32'hFFFF_FFFF : sum[31:0];
+        end
+    endfunction
     // The coalescing age after the step, saturating at 0xFFFF, formed for
     // each step amount like the counter.
     function [15:0] age_plus;
@@ -658,12 +682,15 @@ module tw_core #(
         end else begin
             o_wb_ack   <= acc;
             if (rd)
-                o_wb_dat <= rdata;
+                o_wb_dat <= read_mux(i_wb_adr);
             ext_sync_q <= {ext_sync_q[1:0], i_ext_tick};
             now_q      <= now_next;
             arm_gap_q  <= arm_gap_d;
             arm_new_q  <= arm_wr;
-            adv_rem_q  <= adv_sum[32] ? 32'hFFFF_FFFF : adv_sum[31:0];
+            if (wr && i_wb_adr == TW_REG_ADVANCE)
+                adv_rem_q <= adv_plus(adv_after, i_wb_dat);
+            else
+                adv_rem_q <= adv_after;
 
             if (ctrl_src_q != SRC_INT || presc_cnt_q == 0)
                 presc_cnt_q <= prescale_q;
