@@ -25,7 +25,8 @@ CSV_COLUMNS = ["board", "levels", "slot_bits", "lcs", "ffs", "ebr", "fmax_mhz", 
 BOARD_NAME = {"icebreaker": "iCEBreaker (iCE40UP5K-SG48)", "hx8k": "iCE40-HX8K breakout (iCE40HX8K-CT256)"}
 DEVICE_LCS = {"icebreaker": 5280, "hx8k": 7680}
 DEVICE_EBR = {"icebreaker": 30, "hx8k": 32}
-STATUS_TEXT = {"ok": "meets target", "timing": "misses target", "nofit": "does not fit", "fail": "failed"}
+STATUS_TEXT = {"ok": "meets target", "timing": "misses target", "nofit": "does not fit",
+               "noplace": "does not place", "fail": "failed"}
 
 
 def read_result(d):
@@ -34,6 +35,10 @@ def read_result(d):
         for line in f:
             k, _, v = line.rstrip("\n").partition("=")
             r[k] = v
+    # A design the packer fits but the placer cannot place (the device all
+    # but full) is a size result, like one that does not fit, not a failure.
+    if r.get("status") == "fail" and "Unable to find legal placement" in r.get("note", ""):
+        r["status"] = "noplace"
     return r
 
 
@@ -322,7 +327,7 @@ def main():
     for board in dict.fromkeys(r["board"] for r in rows):
         br = [r for r in rows if r["board"] == board]
         placed = [r for r in br if r["fmax_mhz"]]
-        nofit = [r for r in br if r["status"] == "nofit"]
+        nofit = [r for r in br if r["status"] in ("nofit", "noplace")]
         met = [r for r in br if r["status"] == "ok"]
         s = f"- **{BOARD_NAME.get(board, board)}**, target {br[0]['target_mhz']} MHz: "
         if placed:
@@ -334,7 +339,9 @@ def main():
             s += "no geometry places and routes. "
         if nofit:
             s += "Do not fit: " + ", ".join(
-                f"{r['levels']} × {1 << int(r['slot_bits'])} (needs {r['lcs']} of {DEVICE_LCS[board]} LCs)"
+                f"{r['levels']} × {1 << int(r['slot_bits'])} (" +
+                (f"needs {r['lcs']} of {DEVICE_LCS[board]} LCs)" if r["status"] == "nofit" else
+                 f"{r['lcs']} of {DEVICE_LCS[board]} LCs: the placer finds no legal placement)")
                 for r in nofit) + "."
         md.append(s)
     md.append("")
@@ -342,7 +349,8 @@ def main():
     md.append("## Builds")
     md.append("")
     md.append("Geometry is levels × slots per level (`LEVELS` × 2^`SLOT_BITS`), `FIFO_LOG2` = 4 throughout. "
-              "A build that does not fit shows the LCs the packer needed; it has no fmax.")
+              "A build that does not fit shows the LCs the packer needed, one that does not place (the packer "
+              "fits it, the placer finds no legal placement) the LCs packed; neither has an fmax.")
     md.append("")
     md.append("| board | geometry | slots | LCs | flops | EBR | fmax MHz | target MHz | icetime MHz | result |")
     md.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
