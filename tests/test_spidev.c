@@ -42,6 +42,7 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary
 #define BOARD_HZ 48000000u /* the iCEBreaker's clock; test_clock_hx8k runs at 120 MHz */
 #define SPEED_HZ 6000000u  /* the bridge's limit at 48 MHz: f_sys / 8 */
 #define FAKE_GPIO 4093
+#define REQUEST_LEN 6 /* a frame's request: command, four data bytes, CRC */
 #define MAX_BOARDS 4
 
 /* ------------------------------------------------------------ the boards */
@@ -57,7 +58,10 @@ typedef struct board {
     uint32_t speed;
     tw_vl_spi_chip *chip;
     uint64_t born;       /* the shared clock when the chip started */
-    int response_hit;    /* the last response was corrupted here: a repeat may follow */
+    /* A request the bridge took whose response was corrupted here: a retry
+     * of it may be answered as a repeat, until the bridge takes another. */
+    int retry_owed;
+    uint8_t retry_of[TW_SPI_FRAME_LEN];
 } board;
 
 static struct {
@@ -223,8 +227,9 @@ static int transfer(board *b, struct spi_ioc_transfer *x)
         errno = EINVAL;
         return -1;
     }
-    uint8_t tx[TW_SPI_FRAME_LEN], *rx = (uint8_t *)(uintptr_t)x->rx_buf;
+    uint8_t tx[TW_SPI_FRAME_LEN], sent[TW_SPI_FRAME_LEN], *rx = (uint8_t *)(uintptr_t)x->rx_buf;
     memcpy(tx, (const void *)(uintptr_t)x->tx_buf, sizeof tx);
+    memcpy(sent, tx, sizeof sent);
     /* A flipped bit on MOSI lands in the request (bytes 0-5, which the
      * bridge checks), on MISO in the response (bytes 7-12). */
     int flip = fake.corrupt_ppm && fake_random() % 1000000 < fake.corrupt_ppm;
@@ -237,12 +242,17 @@ static int transfer(board *b, struct spi_ioc_transfer *x)
     int rc = tw_vl_spi_chip_transfer(b->chip, tx, rx, TW_SPI_FRAME_LEN);
     fake.frames++;
     /* A repeat is answered from the saved response, so only a retry of a
-     * frame whose response was lost may get one: any other is a new
+     * request the bridge took and whose response was lost may get one, even
+     * with rejected (corrupted) requests in between: any other is a new
      * access that the bridge took for an old one. */
-    if (rx[7] == TW_SPI_STATUS_REPEAT && !b->response_hit)
+    if (rx[7] == TW_SPI_STATUS_REPEAT && !(b->retry_owed && !memcmp(sent, b->retry_of, REQUEST_LEN)))
         fake.stale_repeats++;
-    b->response_hit = flip && !in_request;
-    if (b->response_hit) {
+    int response_hit = flip && !in_request;
+    if (!in_request) { /* the bridge took this request (a flipped one it rejects) */
+        b->retry_owed = response_hit;
+        memcpy(b->retry_of, sent, sizeof sent);
+    }
+    if (response_hit) {
         rx[7 + bit / 8] ^= (uint8_t)(0x80u >> (bit % 8));
         fake.flipped_responses++;
     }
