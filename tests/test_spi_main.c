@@ -71,16 +71,8 @@ int main(int argc, char **argv)
 {
     uint64_t seed = (uint64_t)time(NULL);
     long ops = 3000;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
-            ops = strtol(argv[++i], NULL, 0);
-        else {
-            fprintf(stderr, "usage: %s [--seed N] [--ops N]\n", argv[0]);
-            return 2;
-        }
-    }
+    if (tw_test_seed_ops(argc, argv, &seed, &ops) < 0)
+        return 2;
     link_seed = seed;
     /* The FPGA top's geometry is fixed when it is Verilated: read it. */
     tw_dev d;

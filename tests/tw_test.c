@@ -75,3 +75,18 @@ uint64_t tw_rng_below(tw_rng *r, uint64_t n)
 {
     return n ? tw_rng_next(r) % n : 0;
 }
+
+int tw_test_seed_ops(int argc, char **argv, uint64_t *seed, long *ops)
+{
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+            *seed = strtoull(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
+            *ops = strtol(argv[++i], NULL, 0);
+        else {
+            fprintf(stderr, "usage: %s [--seed N] [--ops N]\n", argv[0]);
+            return -1;
+        }
+    }
+    return 0;
+}

@@ -58,6 +58,11 @@ void tw_fixture_close(tw_fixture *f);
 /* Runs one test function and prints its line; returns 1 if it passed. */
 int tw_test_run(const char *suite, const char *name, void (*fn)(const tw_backend *), const tw_backend *b);
 
+/* The options of a test program that takes only a seed and an operation
+ * count: [--seed N] [--ops N], each keeping the caller's default when
+ * absent. Prints the usage and returns -1 on anything else. */
+int tw_test_seed_ops(int argc, char **argv, uint64_t *seed, long *ops);
+
 /* Deterministic generator (splitmix64) so every randomised test replays by seed. */
 typedef struct tw_rng {
     uint64_t s;
