@@ -1,16 +1,17 @@
 /* The Linux spidev backend (host/tw_spidev.c) end to end, without a board.
  *
- * This program defines ioctl, open, close, poll, usleep and clock_gettime,
- * so the backend's calls to them land here (the linker binds the library's
- * references to the executable's definitions; nothing in the backend
- * changes). A regular file stands in for /dev/spidevB.C: each
+ * This program defines ioctl, open, close, ppoll, poll, usleep and
+ * clock_gettime, so the backend's calls to them land here (the linker binds
+ * the library's references to the executable's definitions; nothing in the
+ * backend changes). A regular file stands in for /dev/spidevB.C: each
  * SPI_IOC_MESSAGE on it is clocked bit by bit through the Verilated FPGA top
  * (sim/tw_vl_spi.h: bridge + core). The IRQ pin's sysfs value file
  * (/sys/class/gpio/gpio<FAKE_GPIO>/value) is a regular file that follows the
- * chip's interrupt line, and a poll() on it for POLLPRI runs the chip until
- * the line rises. Time is the boards' own: CLOCK_MONOTONIC reads their
- * clock (48 MHz; 120 MHz in clock_120mhz), and sleeping or polling runs it, so a run takes no real time
- * waiting and replays from its seed.
+ * chip's interrupt line, and a ppoll() (or poll()) on it for POLLPRI runs
+ * the chip until the line rises. Time is the boards' own: CLOCK_MONOTONIC
+ * reads their clock (48 MHz; 120 MHz in clock_120mhz), and sleeping or
+ * polling runs it, so a run takes no real time waiting and replays from its
+ * seed.
  *
  *   test-spidev [--seed N] [--ops N]
  */
@@ -78,6 +79,7 @@ static struct {
     uint64_t rng;
     /* What happened, for the checks. */
     uint64_t frames, flipped_requests, flipped_responses, stale_repeats, gpio_polls, sleeps;
+    uint64_t longest_wait_ns; /* the longest timeout asked of a wait on a value file */
     unsigned long violations;
     char violation[200];
 } fake = {.last_board = -1, .hz = BOARD_HZ, .ns_at_hz = 1000000000000u};
@@ -354,28 +356,70 @@ int usleep(useconds_t us)
     return 0;
 }
 
-/* On a value file: sleeps until the chip's line rises (sysfs reports the
- * edge as POLLPRI | POLLERR) or the timeout passes. glibc declares poll's
- * array write-only, which it is not: GCC would warn at reading fds[0].fd. */
+/* A poll for descriptors that are not value files: the kernel's. */
+static int kernel_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask)
+{
+    struct timespec left; /* the system call writes back the time left */
+    if (timeout)
+        left = *timeout;
+    return (int)syscall(SYS_ppoll, fds, n, timeout ? &left : NULL, mask, 8 /* the kernel's sigset: 64 bits */);
+}
+
+/* A wait on a value file: the chip runs until its line rises (sysfs
+ * reports the edge as POLLPRI | POLLERR) or the timeout passes, rounded up
+ * to a whole clock so that the backend's clock reaches its deadline. */
+static int wait_value_file(board *b, struct pollfd *fd, const struct timespec *timeout)
+{
+    fake.gpio_polls++;
+    if (!(fd->events & POLLPRI))
+        violation("a wait on the value file without POLLPRI");
+    uint64_t ns = 1000000000u;
+    if (!timeout)
+        violation("a wait on the value file without a timeout");
+    else if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000) {
+        violation("a wait on the value file for %lld s + %ld ns", (long long)timeout->tv_sec, timeout->tv_nsec);
+        errno = EINVAL;
+        return -1;
+    } else if (timeout->tv_sec >= 3600) {
+        ns = UINT64_MAX; /* recorded as such; the chip runs an hour at most */
+    } else {
+        ns = (uint64_t)timeout->tv_sec * 1000000000u + (uint64_t)timeout->tv_nsec;
+    }
+    if (ns > fake.longest_wait_ns)
+        fake.longest_wait_ns = ns;
+    if (ns > 3600000000000u)
+        ns = 3600000000000u;
+    uint64_t cycles = ns / 1000000000u * fake.hz + (ns % 1000000000u * fake.hz + 999999999u) / 1000000000u;
+    int level = tw_vl_spi_chip_run(b->chip, fake.now + cycles - b->born, 1);
+    run_boards(b->born + tw_vl_spi_chip_cycles(b->chip));
+    fd->revents = level ? POLLPRI | POLLERR : 0;
+    return level;
+}
+
+/* glibc declares the poll array write-only, which it is not: GCC would warn
+ * at reading fds[0].fd (Clang has no such warning). */
 #pragma GCC diagnostic push
+#ifndef __clang__
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+#endif
+int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask)
 {
     board *b = n == 1 ? board_of_gpio_fd(fds[0].fd) : NULL;
-    if (!b) {
-        struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
-        return ppoll(fds, n, timeout_ms < 0 ? NULL : &ts, NULL);
-    }
-    fake.gpio_polls++;
-    if (!(fds[0].events & POLLPRI))
-        violation("poll on the value file without POLLPRI");
-    if (timeout_ms < 0)
-        violation("poll on the value file without a timeout");
-    uint64_t limit = fake.now + (uint64_t)(timeout_ms < 0 ? 1000 : timeout_ms) * (fake.hz / 1000u);
-    int level = tw_vl_spi_chip_run(b->chip, limit - b->born, 1);
-    run_boards(b->born + tw_vl_spi_chip_cycles(b->chip));
-    fds[0].revents = level ? POLLPRI | POLLERR : 0;
-    return level;
+    if (!b)
+        return kernel_ppoll(fds, n, timeout, mask);
+    if (mask)
+        violation("a wait on the value file with a signal mask");
+    return wait_value_file(b, &fds[0], timeout);
+}
+
+/* A poll on a value file waits as a ppoll does, in whole milliseconds. */
+int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+    board *b = n == 1 ? board_of_gpio_fd(fds[0].fd) : NULL;
+    if (!b)
+        return kernel_ppoll(fds, n, timeout_ms < 0 ? NULL : &ts, NULL);
+    return wait_value_file(b, &fds[0], timeout_ms < 0 ? NULL : &ts);
 }
 #pragma GCC diagnostic pop
 
