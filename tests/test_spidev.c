@@ -412,7 +412,8 @@ int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const si
     return wait_value_file(b, &fds[0], timeout);
 }
 
-/* A poll on a value file waits as a ppoll does, in whole milliseconds. */
+/* The backend waits with ppoll; a poll, which counts in whole milliseconds,
+ * runs too (and fails the check on how long the backend asks to wait). */
 int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
 {
     struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
@@ -570,17 +571,48 @@ static void test_clock(const tw_backend *b)
         CHECK(0);
         return;
     }
-    tw_vl_spi_chip *chip = fake.boards[fake.last_board].chip;
+    board *board = &fake.boards[fake.last_board];
+    tw_vl_spi_chip *chip = board->chip;
     uint64_t ran = tw_vl_spi_chip_cycles(chip), counted = tw_dev_cycles(&dev);
     const uint64_t budget = fake.hz / 100; /* 10 ms */
     CHECK_EQ(tw_dev_wait_irq(&dev, budget), 0);
     ran = tw_vl_spi_chip_cycles(chip) - ran;
     counted = tw_dev_cycles(&dev) - counted;
     /* Over by at most one look at the line: a STATUS frame (~1000 clocks)
-     * and a 100 us sleep, or a poll() rounded up to 1 ms. */
+     * and a 100 us sleep; on the value file, a clock. */
     CHECK(ran >= budget);
-    CHECK(ran <= budget + fake.hz / 1000 + 2000);
+    CHECK(ran <= budget + (board->gpio_fd >= 0 ? 1 : fake.hz / 10000 + 2000));
     CHECK(counted + 1 >= ran && counted <= ran + 1);
+    tw_dev_close(&dev);
+}
+
+/* Waits shorter than a millisecond on the value file: the backend asks the
+ * kernel to wait for the time left, not a whole millisecond as poll()'s
+ * timeout would, and the wait lasts its budget. */
+static void test_short_waits(const tw_backend *b)
+{
+    tw_dev dev;
+    if (b->open(&dev, &b->cfg) < 0) {
+        CHECK(0);
+        return;
+    }
+    tw_vl_spi_chip *chip = fake.boards[fake.last_board].chip;
+    for (int i = 0; i < 24; i++) {
+        /* One clock, then up to 100 us. */
+        uint64_t budget = i == 0 ? 1 : 1 + fake_random() % (fake.hz / 10000);
+        uint64_t budget_ns = budget * 1000000000u / fake.hz, polls = fake.gpio_polls;
+        uint64_t ran = tw_vl_spi_chip_cycles(chip);
+        fake.longest_wait_ns = 0;
+        CHECK_EQ(tw_dev_wait_irq(&dev, budget), 0);
+        ran = tw_vl_spi_chip_cycles(chip) - ran;
+        CHECK(fake.gpio_polls > polls);
+        if (fake.longest_wait_ns > budget_ns + 1000 || ran < budget || ran > budget + fake.hz / 1000000) {
+            tw_test_fail(__FILE__, __LINE__, "a wait of %llu clocks (%llu ns) asked for %llu ns and ran %llu clocks",
+                         (unsigned long long)budget, (unsigned long long)budget_ns,
+                         (unsigned long long)fake.longest_wait_ns, (unsigned long long)ran);
+            break;
+        }
+    }
     tw_dev_close(&dev);
 }
 
@@ -612,7 +644,9 @@ static void test_wait_unbounded(const tw_backend *b)
     memset(&t, 0, sizeof t);
     CHECK_OK(tw_timer_init(&t.timer, on_probe, &t));
     CHECK_OK(tw_start(&f.wheel, &t.timer, 50));
+    fake.longest_wait_ns = 0;
     CHECK_EQ(tw_dev_wait_irq(&f.dev, UINT64_MAX), 1);
+    CHECK(fake.longest_wait_ns <= 1000000000u); /* a value file is waited on a second at most at a time */
     CHECK_OK(tw_service(&f.wheel, 10));
     CHECK_EQ(t.fired, 1);
 out:
@@ -707,6 +741,7 @@ int main(int argc, char **argv)
     failed += tw_driver_suite_only(&gpio, gpio_part);
     failed += !tw_test_run("spidev", "clock", test_clock, &gpio);
     failed += !tw_test_run("spidev", "wait_unbounded", test_wait_unbounded, &gpio);
+    failed += !tw_test_run("spidev", "short_waits", test_short_waits, &gpio);
     /* Virtual time waits in short slices, which poll() rounds up to 1 ms:
      * fewer operations here cost as much as the polled run. */
     failed += !tw_random_run(&gpio, seed, ops / 8, NULL, 0, 0);
