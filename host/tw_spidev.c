@@ -1,7 +1,7 @@
 /* Linux spidev backend: a real tickwheel board on a host's SPI pins
  * (docs/fpga.md has the wiring). The interrupt comes from a sysfs GPIO
  * configured for rising edges, or, without one, STATUS is polled. */
-#define _DEFAULT_SOURCE
+#define _GNU_SOURCE /* ppoll() */
 #include "tw_spi.h"
 
 #include <errno.h>
@@ -112,9 +112,14 @@ static int spidev_wait_irq(void *ctx, uint64_t max_cycles)
         if (now >= deadline)
             return 0;
         if (s->irq_fd >= 0) {
+            /* ppoll, not poll: poll's whole milliseconds would turn a wait
+             * of a few microseconds into one of 1 ms. */
             struct pollfd p = {.fd = s->irq_fd, .events = POLLPRI | POLLERR};
             uint64_t left = deadline - now;
-            poll(&p, 1, left >= 1000000000u ? 1000 : (int)((left + 999999) / 1000000));
+            if (left > 1000000000u)
+                left = 1000000000u;
+            struct timespec timeout = {(time_t)(left / 1000000000u), (long)(left % 1000000000u)};
+            ppoll(&p, 1, &timeout, NULL);
         } else {
             usleep(POLL_US);
         }

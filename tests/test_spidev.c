@@ -1,16 +1,17 @@
 /* The Linux spidev backend (host/tw_spidev.c) end to end, without a board.
  *
- * This program defines ioctl, open, close, poll, usleep and clock_gettime,
- * so the backend's calls to them land here (the linker binds the library's
- * references to the executable's definitions; nothing in the backend
- * changes). A regular file stands in for /dev/spidevB.C: each
+ * This program defines ioctl, open, close, ppoll, poll, usleep and
+ * clock_gettime, so the backend's calls to them land here (the linker binds
+ * the library's references to the executable's definitions; nothing in the
+ * backend changes). A regular file stands in for /dev/spidevB.C: each
  * SPI_IOC_MESSAGE on it is clocked bit by bit through the Verilated FPGA top
  * (sim/tw_vl_spi.h: bridge + core). The IRQ pin's sysfs value file
  * (/sys/class/gpio/gpio<FAKE_GPIO>/value) is a regular file that follows the
- * chip's interrupt line, and a poll() on it for POLLPRI runs the chip until
- * the line rises. Time is the boards' own: CLOCK_MONOTONIC reads their
- * clock (48 MHz; 120 MHz in clock_120mhz), and sleeping or polling runs it, so a run takes no real time
- * waiting and replays from its seed.
+ * chip's interrupt line, and a ppoll() (or poll()) on it for POLLPRI runs
+ * the chip until the line rises. Time is the boards' own: CLOCK_MONOTONIC
+ * reads their clock (48 MHz; 120 MHz in clock_120mhz), and sleeping or
+ * polling runs it, so a run takes no real time waiting and replays from its
+ * seed.
  *
  *   test-spidev [--seed N] [--ops N]
  */
@@ -44,6 +45,9 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary
 #define FAKE_GPIO 4093
 #define REQUEST_LEN 6 /* a frame's request: command, four data bytes, CRC */
 #define MAX_BOARDS 4
+/* The fewest operations a random run gets: with fewer, too few timers start
+ * for the oracle to be sure to see any fire (at 50, some seeds fire one). */
+#define MIN_RANDOM_OPS 100
 
 /* ------------------------------------------------------------ the boards */
 
@@ -78,6 +82,7 @@ static struct {
     uint64_t rng;
     /* What happened, for the checks. */
     uint64_t frames, flipped_requests, flipped_responses, stale_repeats, gpio_polls, sleeps;
+    uint64_t longest_wait_ns; /* the longest timeout asked of a wait on a value file */
     unsigned long violations;
     char violation[200];
 } fake = {.last_board = -1, .hz = BOARD_HZ, .ns_at_hz = 1000000000000u};
@@ -354,28 +359,71 @@ int usleep(useconds_t us)
     return 0;
 }
 
-/* On a value file: sleeps until the chip's line rises (sysfs reports the
- * edge as POLLPRI | POLLERR) or the timeout passes. glibc declares poll's
- * array write-only, which it is not: GCC would warn at reading fds[0].fd. */
+/* A poll for descriptors that are not value files: the kernel's. */
+static int kernel_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask)
+{
+    struct timespec left; /* the system call writes back the time left */
+    if (timeout)
+        left = *timeout;
+    return (int)syscall(SYS_ppoll, fds, n, timeout ? &left : NULL, mask, 8 /* the kernel's sigset: 64 bits */);
+}
+
+/* A wait on a value file: the chip runs until its line rises (sysfs
+ * reports the edge as POLLPRI | POLLERR) or the timeout passes, rounded up
+ * to a whole clock so that the backend's clock reaches its deadline. */
+static int wait_value_file(board *b, struct pollfd *fd, const struct timespec *timeout)
+{
+    fake.gpio_polls++;
+    if (!(fd->events & POLLPRI))
+        violation("a wait on the value file without POLLPRI");
+    uint64_t ns = 1000000000u;
+    if (!timeout)
+        violation("a wait on the value file without a timeout");
+    else if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000) {
+        violation("a wait on the value file for %lld s + %ld ns", (long long)timeout->tv_sec, timeout->tv_nsec);
+        errno = EINVAL;
+        return -1;
+    } else if (timeout->tv_sec >= 3600) {
+        ns = UINT64_MAX; /* recorded as such; the chip runs an hour at most */
+    } else {
+        ns = (uint64_t)timeout->tv_sec * 1000000000u + (uint64_t)timeout->tv_nsec;
+    }
+    if (ns > fake.longest_wait_ns)
+        fake.longest_wait_ns = ns;
+    if (ns > 3600000000000u)
+        ns = 3600000000000u;
+    uint64_t cycles = ns / 1000000000u * fake.hz + (ns % 1000000000u * fake.hz + 999999999u) / 1000000000u;
+    int level = tw_vl_spi_chip_run(b->chip, fake.now + cycles - b->born, 1);
+    run_boards(b->born + tw_vl_spi_chip_cycles(b->chip));
+    fd->revents = level ? POLLPRI | POLLERR : 0;
+    return level;
+}
+
+/* glibc declares the poll array write-only, which it is not: GCC would warn
+ * at reading fds[0].fd (Clang has no such warning). */
 #pragma GCC diagnostic push
+#ifndef __clang__
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+#endif
+int ppoll(struct pollfd *fds, nfds_t n, const struct timespec *timeout, const sigset_t *mask)
 {
     board *b = n == 1 ? board_of_gpio_fd(fds[0].fd) : NULL;
-    if (!b) {
-        struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
-        return ppoll(fds, n, timeout_ms < 0 ? NULL : &ts, NULL);
-    }
-    fake.gpio_polls++;
-    if (!(fds[0].events & POLLPRI))
-        violation("poll on the value file without POLLPRI");
-    if (timeout_ms < 0)
-        violation("poll on the value file without a timeout");
-    uint64_t limit = fake.now + (uint64_t)(timeout_ms < 0 ? 1000 : timeout_ms) * (fake.hz / 1000u);
-    int level = tw_vl_spi_chip_run(b->chip, limit - b->born, 1);
-    run_boards(b->born + tw_vl_spi_chip_cycles(b->chip));
-    fds[0].revents = level ? POLLPRI | POLLERR : 0;
-    return level;
+    if (!b)
+        return kernel_ppoll(fds, n, timeout, mask);
+    if (mask)
+        violation("a wait on the value file with a signal mask");
+    return wait_value_file(b, &fds[0], timeout);
+}
+
+/* The backend waits with ppoll; a poll, which counts in whole milliseconds,
+ * runs too (and fails the check on how long the backend asks to wait). */
+int poll(struct pollfd *fds, nfds_t n, int timeout_ms)
+{
+    struct timespec ts = {timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000};
+    board *b = n == 1 ? board_of_gpio_fd(fds[0].fd) : NULL;
+    if (!b)
+        return kernel_ppoll(fds, n, timeout_ms < 0 ? NULL : &ts, NULL);
+    return wait_value_file(b, &fds[0], timeout_ms < 0 ? NULL : &ts);
 }
 #pragma GCC diagnostic pop
 
@@ -526,17 +574,48 @@ static void test_clock(const tw_backend *b)
         CHECK(0);
         return;
     }
-    tw_vl_spi_chip *chip = fake.boards[fake.last_board].chip;
+    board *board = &fake.boards[fake.last_board];
+    tw_vl_spi_chip *chip = board->chip;
     uint64_t ran = tw_vl_spi_chip_cycles(chip), counted = tw_dev_cycles(&dev);
     const uint64_t budget = fake.hz / 100; /* 10 ms */
     CHECK_EQ(tw_dev_wait_irq(&dev, budget), 0);
     ran = tw_vl_spi_chip_cycles(chip) - ran;
     counted = tw_dev_cycles(&dev) - counted;
     /* Over by at most one look at the line: a STATUS frame (~1000 clocks)
-     * and a 100 us sleep, or a poll() rounded up to 1 ms. */
+     * and a 100 us sleep; on the value file, a clock. */
     CHECK(ran >= budget);
-    CHECK(ran <= budget + fake.hz / 1000 + 2000);
+    CHECK(ran <= budget + (board->gpio_fd >= 0 ? 1 : fake.hz / 10000 + 2000));
     CHECK(counted + 1 >= ran && counted <= ran + 1);
+    tw_dev_close(&dev);
+}
+
+/* Waits shorter than a millisecond on the value file: the backend asks the
+ * kernel to wait for the time left, not a whole millisecond as poll()'s
+ * timeout would, and the wait lasts its budget. */
+static void test_short_waits(const tw_backend *b)
+{
+    tw_dev dev;
+    if (b->open(&dev, &b->cfg) < 0) {
+        CHECK(0);
+        return;
+    }
+    tw_vl_spi_chip *chip = fake.boards[fake.last_board].chip;
+    for (int i = 0; i < 24; i++) {
+        /* One clock, then up to 100 us. */
+        uint64_t budget = i == 0 ? 1 : 1 + fake_random() % (fake.hz / 10000);
+        uint64_t budget_ns = budget * 1000000000u / fake.hz, polls = fake.gpio_polls;
+        uint64_t ran = tw_vl_spi_chip_cycles(chip);
+        fake.longest_wait_ns = 0;
+        CHECK_EQ(tw_dev_wait_irq(&dev, budget), 0);
+        ran = tw_vl_spi_chip_cycles(chip) - ran;
+        CHECK(fake.gpio_polls > polls);
+        if (fake.longest_wait_ns > budget_ns + 1000 || ran < budget || ran > budget + fake.hz / 1000000) {
+            tw_test_fail(__FILE__, __LINE__, "a wait of %llu clocks (%llu ns) asked for %llu ns and ran %llu clocks",
+                         (unsigned long long)budget, (unsigned long long)budget_ns,
+                         (unsigned long long)fake.longest_wait_ns, (unsigned long long)ran);
+            break;
+        }
+    }
     tw_dev_close(&dev);
 }
 
@@ -568,7 +647,9 @@ static void test_wait_unbounded(const tw_backend *b)
     memset(&t, 0, sizeof t);
     CHECK_OK(tw_timer_init(&t.timer, on_probe, &t));
     CHECK_OK(tw_start(&f.wheel, &t.timer, 50));
+    fake.longest_wait_ns = 0;
     CHECK_EQ(tw_dev_wait_irq(&f.dev, UINT64_MAX), 1);
+    CHECK(fake.longest_wait_ns <= 1000000000u); /* a value file is waited on a second at most at a time */
     CHECK_OK(tw_service(&f.wheel, 10));
     CHECK_EQ(t.fired, 1);
 out:
@@ -608,6 +689,11 @@ int main(int argc, char **argv)
     long ops = 400;
     if (tw_test_seed_ops(argc, argv, &seed, &ops) < 0)
         return 2;
+    if (ops < MIN_RANDOM_OPS) {
+        fprintf(stderr, "%s: --ops %ld: at least %d, or too few timers start for a random run to mean anything\n",
+                argv[0], ops, MIN_RANDOM_OPS);
+        return 2;
+    }
     printf("# spidev: seed=%llu\n", (unsigned long long)seed);
     fake.rng = seed;
     for (int i = 0; i < MAX_BOARDS; i++)
@@ -663,9 +749,10 @@ int main(int argc, char **argv)
     failed += tw_driver_suite_only(&gpio, gpio_part);
     failed += !tw_test_run("spidev", "clock", test_clock, &gpio);
     failed += !tw_test_run("spidev", "wait_unbounded", test_wait_unbounded, &gpio);
-    /* Virtual time waits in short slices, which poll() rounds up to 1 ms:
-     * fewer operations here cost as much as the polled run. */
-    failed += !tw_random_run(&gpio, seed, ops / 8, NULL, 0, 0);
+    failed += !tw_test_run("spidev", "short_waits", test_short_waits, &gpio);
+    /* Half the polled run's operations, each costing about as much there,
+     * to keep the test's time. */
+    failed += !tw_random_run(&gpio, seed, ops / 2 < MIN_RANDOM_OPS ? MIN_RANDOM_OPS : ops / 2, NULL, 0, 0);
     int ok = fake.gpio_polls > polls;
     printf("%s spidev/gpio/waits_poll_the_value_file: %llu polls\n", ok ? "ok" : "FAIL",
            (unsigned long long)(fake.gpio_polls - polls));
@@ -681,7 +768,7 @@ int main(int argc, char **argv)
     uint64_t frames = fake.frames;
     static const char *const noisy_part[] = {"stop", NULL};
     failed += tw_driver_suite_only(&noisy, noisy_part);
-    failed += !tw_random_run(&noisy, seed, ops / 4, NULL, 0, 0);
+    failed += !tw_random_run(&noisy, seed, ops / 4 < MIN_RANDOM_OPS ? MIN_RANDOM_OPS : ops / 4, NULL, 0, 0);
     /* Many reads on one device, to compare its link's counts with the bridge's. */
     tw_dev dev;
     tw_spi_stats stats = {0};
