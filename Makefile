@@ -132,7 +132,9 @@ $(BUILD)/vlspi/%/tw_vl_spi.o: sim/tw_vl_spi.cpp $(BUILD)/vlspi/%/Vtw_spi_top__AL
 vlspi_objs = $(BUILD)/vlspi/$1/tw_vl_spi.o $(BUILD)/vlspi/$1/Vtw_spi_top__ALL.a $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
 
 # ------------------------------------------------------------------ sim
-$(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO))
+# Both Verilated models, the chip alone and the FPGA top, share one runtime.
+$(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO)) \
+                 $(call vlspi_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 SIM_ARGS ?=

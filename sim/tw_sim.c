@@ -1,7 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 /* tw-sim: runs a built-in timer scenario on a simulated tickwheel chip (the
- * Verilated RTL by default) through the C driver, in virtual time, and prints
- * what happened. Every timer must fire exactly at its deadline, exactly once
+ * Verilated RTL by default, or the Verilated FPGA top with the driver's SPI
+ * frames clocked through its bridge) through the C driver, in virtual time,
+ * and prints what happened. Every timer must fire exactly at its deadline, exactly once
  * per start, and never after a stop. Optionally writes a waveform and a plot
  * of wheel occupancy and interrupts over time. */
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "tickwheel.h"
+#include "tw_spi.h"
 
 /* ------------------------------------------------------------ scenarios */
 
@@ -313,8 +315,14 @@ static void usage(FILE *f)
             "usage: tw-sim [options]\n"
             "Runs a timer scenario on a simulated tickwheel chip through the C driver, in\n"
             "virtual time, and checks that every timer fires exactly on its tick.\n\n"
-            "  --backend vl|model   Verilated RTL (default) or the C model of the chip\n"
+            "  --backend NAME       vl: the Verilated RTL over Wishbone (default); model: the C\n"
+            "                       model of the chip; spi: the Verilated FPGA top (SPI bridge +\n"
+            "                       chip), every register access an SPI frame clocked bit by bit\n"
             "  --geometry M,B,F     C model only: M levels of 2^B slots, FIFO of 2^F (default 4,8,4)\n"
+            "  --spi-corrupt P      spi only: each frame has a bit flipped with probability P\n"
+            "                       (0..1, default 0); the link detects it and retries\n"
+            "  --spi-drop P         spi only: each frame is cut short or loses its response\n"
+            "                       with probability P (0..1, default 0)\n"
             "  --scenario NAME      the workload (default mixed), one of:\n");
     for (size_t i = 0; i < NSCENARIOS; i++)
         fprintf(f, "                         %-11s %s\n", scenarios[i].name, scenarios[i].what);
@@ -343,6 +351,19 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out)
     return 0;
 }
 
+static int parse_prob(const char *opt, const char *s, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || end == s || !(v >= 0 && v <= 1)) {
+        fprintf(stderr, "tw-sim: %s wants a probability from 0 to 1, not '%s'\n", opt, s);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), m = strlen(tail);
@@ -360,10 +381,12 @@ int main(int argc, char **argv)
         {"seed", required_argument, 0, 's'},     {"trace", required_argument, 0, 'w'},
         {"help", no_argument, 0, 'h'},           {"geometry", required_argument, 0, 'g'},
         {"scenario", required_argument, 0, 'c'}, {"plot", required_argument, 0, 'p'},
-        {"progress", no_argument, 0, 'P'},       {0, 0, 0, 0},
+        {"progress", no_argument, 0, 'P'},       {"spi-corrupt", required_argument, 0, 'C'},
+        {"spi-drop", required_argument, 0, 'D'}, {0, 0, 0, 0},
     };
     unsigned geo_m = 4, geo_b = 8, geo_f = 4;
-    int geometry_given = 0;
+    int geometry_given = 0, spi_faults_given = 0;
+    double spi_corrupt = 0, spi_drop = 0;
     int c;
     opterr = 0; /* our own messages, below */
     progress.on = isatty(STDERR_FILENO);
@@ -399,6 +422,8 @@ int main(int argc, char **argv)
         case 'w': trace = optarg; break;
         case 'p': plot = optarg; break;
         case 'P': progress.on = 1; break;
+        case 'C': if (parse_prob("--spi-corrupt", optarg, &spi_corrupt)) return 2; spi_faults_given = 1; break;
+        case 'D': if (parse_prob("--spi-drop", optarg, &spi_drop)) return 2; spi_faults_given = 1; break;
         case 'h': usage(stdout); return 0;
         case ':':
             fprintf(stderr, "tw-sim: %s needs a value (tw-sim --help lists the options)\n", argv[optind - 1]);
@@ -415,8 +440,12 @@ int main(int argc, char **argv)
     }
     if (!ticks)
         ticks = sc->default_ticks;
-    if (strcmp(backend, "vl") && strcmp(backend, "model")) {
-        fprintf(stderr, "tw-sim: --backend is 'vl' or 'model', not '%s'\n", backend);
+    if (strcmp(backend, "vl") && strcmp(backend, "model") && strcmp(backend, "spi")) {
+        fprintf(stderr, "tw-sim: --backend is 'vl', 'model' or 'spi', not '%s'\n", backend);
+        return 2;
+    }
+    if (spi_faults_given && strcmp(backend, "spi")) {
+        fprintf(stderr, "tw-sim: --spi-corrupt and --spi-drop need --backend spi\n");
         return 2;
     }
     if (ntimers < 1 || ntimers > 10000000) {
@@ -448,7 +477,12 @@ int main(int argc, char **argv)
 
     tw_dev dev;
     tw_sim_config cfg = {geo_m, geo_b, geo_f, trace};
-    int rc = !strcmp(backend, "vl") ? tw_vl_open(&dev, trace ? &cfg : NULL) : tw_model_open(&dev, &cfg);
+    tw_vl_spi_faults faults = {0, 0, 0};
+    tw_vl_spi_config spi = {.sim = {0, 0, 0, NULL}, .half_period = 4, .corrupt_rate = spi_corrupt,
+                            .drop_rate = spi_drop, .seed = seed, .faults = &faults};
+    int rc = !strcmp(backend, "vl")    ? tw_vl_open(&dev, trace ? &cfg : NULL)
+             : !strcmp(backend, "spi") ? tw_vl_spi_open(&dev, &spi)
+                                       : tw_model_open(&dev, &cfg);
     if (rc < 0) {
         fprintf(stderr, "tw-sim: cannot open the %s backend: %s\n", backend, tw_strerror(rc));
         return 1;
@@ -572,6 +606,17 @@ int main(int argc, char **argv)
            (unsigned long long)(run.spurious + wrong_stop));
     printf("  simulated cycles %12llu  in %.2f s = %.2f M cycles/s\n", (unsigned long long)cycles,
            elapsed, elapsed > 0 ? (double)cycles / elapsed / 1e6 : 0.0);
+    const tw_spi_stats *link = tw_spi_get_stats(&dev);
+    if (link) {
+        printf("  spi frames       %12llu  (%llu retried: %llu bad responses, %llu requests the bridge rejected)\n",
+               (unsigned long long)link->frames, (unsigned long long)link->retries,
+               (unsigned long long)link->bad_responses, (unsigned long long)link->rejected_requests);
+        if (spi_faults_given)
+            printf("  faults injected  %12llu  (%llu flipped bits, %llu cut requests, %llu lost responses)\n",
+                   (unsigned long long)(faults.flipped_bits + faults.cut_requests + faults.lost_responses),
+                   (unsigned long long)faults.flipped_bits, (unsigned long long)faults.cut_requests,
+                   (unsigned long long)faults.lost_responses);
+    }
     if (trace)
         printf("  waveform         %s\n", trace);
     int plot_failed = 0;

@@ -70,10 +70,13 @@ int spi_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
         return TW_EINVAL;
     for (size_t i = 0; i < len; i++)
         out[i] = tx[i];
-    bool corrupt = happens(c, c->corrupt_rate);
+    // A flip lands on one of the 48 bits its receiver reads: request bytes
+    // 0-5 for the bridge, response bytes 7-12 for the host, so every flip
+    // counted is one the link must catch.
+    bool corrupt = happens(c, c->corrupt_rate) && len == TW_SPI_FRAME_LEN;
     bool in_request = corrupt && (next_random(c) & 1);
-    size_t flip_bit = (size_t)(next_random(c) % (len * 8));
-    if (in_request && flip_bit / 8 < 6) // the part of the frame the bridge reads
+    size_t flip_bit = (size_t)(next_random(c) % 48) + (in_request ? 0 : 56);
+    if (in_request)
         out[flip_bit / 8] ^= (uint8_t)(0x80u >> (flip_bit % 8));
     bool drop = happens(c, c->drop_rate);
     bool cut = drop && (next_random(c) & 1);

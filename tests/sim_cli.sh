@@ -1,5 +1,5 @@
 #!/bin/sh
-# tw-sim's command line: every scenario runs clean on both backends, bad
+# tw-sim's command line: every scenario runs clean on every backend, bad
 # options fail with a message that names the problem, --plot draws an SVG,
 # and the progress bar stays out of logs unless asked for.
 #   sh tests/sim_cli.sh BUILD SEED
@@ -30,7 +30,10 @@ bad missing-value  "--timers needs a value"         --timers
 bad not-a-number   "not '12x'"                      --timers 12x
 bad negative       "not '-5'"                       --timers -5
 bad scenario       "no scenario 'nope'; there are: mixed" --scenario nope
-bad backend        "--backend is 'vl' or 'model', not 'fpga'" --backend fpga
+bad backend        "--backend is 'vl', 'model' or 'spi', not 'fpga'" --backend fpga
+bad spi-faults-vl  "--spi-corrupt and --spi-drop need --backend spi" --spi-corrupt 0.1
+bad spi-prob-range "--spi-drop wants a probability from 0 to 1, not '1.5'" --backend spi --spi-drop 1.5
+bad spi-prob-form  "not '5%'"                       --backend spi --spi-corrupt 5%
 bad geometry-range "geometry 5,8,4 is out of range" --backend model --geometry 5,8,4
 bad geometry-form  "--geometry wants M,B,F"         --backend model --geometry 4x8
 bad geometry-rtl   "--geometry needs --backend model" --geometry 2,8,4
@@ -41,7 +44,7 @@ bad stray-argument "unexpected argument 'extra'"    extra
 "$SIM" --help > "$out/help"
 check sim-help-lists-scenarios sh -c "grep -q 'retransmit' '$out/help' && grep -q 'storm' '$out/help' && grep -q 'long' '$out/help'"
 
-# Every scenario, small, on both backends: the run checks every timer itself.
+# Every scenario, small, on every backend: the run checks every timer itself.
 for backend in model vl; do
     for scenario in mixed retransmit storm; do
         if "$SIM" --backend $backend --scenario $scenario --timers 500 --duration 30000 --seed "$SEED" \
@@ -52,6 +55,23 @@ for backend in model vl; do
         fi
     done
 done
+# Over the SPI link (the FPGA top), once clean and once with one frame in 20
+# corrupted and one in 50 cut or unanswered: nothing may be lost, and the
+# link must have had to retry.
+if "$SIM" --backend spi --timers 300 --duration 20000 --seed "$SEED" > "$out/run" 2>&1 &&
+    grep -q '^RESULT: ok' "$out/run" && grep -q 'spi frames .*(0 retried' "$out/run"; then
+    echo "ok sim-scenario-mixed-spi"
+else
+    echo "FAIL sim-scenario-mixed-spi: $(grep -E 'RESULT|tw-sim|spi frames' "$out/run" | head -3)"
+fi
+if "$SIM" --backend spi --spi-corrupt 0.05 --spi-drop 0.02 --timers 300 --duration 20000 --seed "$SEED" \
+    > "$out/run" 2>&1 && grep -q '^RESULT: ok' "$out/run" &&
+    retried=$(sed -n 's/.*spi frames *[0-9]* *(\([0-9]*\) retried.*/\1/p' "$out/run") &&
+    [ "${retried:-0}" -gt 0 ]; then
+    echo "ok sim-scenario-mixed-spi-noisy"
+else
+    echo "FAIL sim-scenario-mixed-spi-noisy: $(grep -E 'RESULT|tw-sim|spi frames' "$out/run" | head -3)"
+fi
 if "$SIM" --backend model --scenario long --timers 500 --seed "$SEED" > "$out/run" 2>&1 &&
     grep -q '^RESULT: ok' "$out/run"; then
     echo "ok sim-scenario-long-model"
