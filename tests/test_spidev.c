@@ -804,6 +804,7 @@ static void test_line_request(const tw_backend *unused)
     CHECK_EQ(chip_fds_open(), 0);
     int line = fake.line.fd;
     CHECK(line >= 0 && fd_is_open(line));
+    CHECK(fcntl(line, F_GETFD) & FD_CLOEXEC); /* as the kernel made it: not cleared */
     CHECK(fake.line.board == &fake.boards[fake.last_board]);
     if (rc < 0)
         return;
