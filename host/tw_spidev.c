@@ -160,6 +160,19 @@ static int status_irq(spidev_ctx *s)
     return rc < 0 ? rc : (int)TW_GET(TW_STATUS_IRQ, status);
 }
 
+/* One look at the interrupt: the IRQ line's queued edge events drained,
+ * then its level; or, without the line, STATUS.IRQ over the link. */
+static int look_at_irq(spidev_ctx *s)
+{
+#ifdef __linux__
+    if (s->irq_fd >= 0) {
+        int rc = drain_edges(s);
+        return rc < 0 ? rc : irq_level(s);
+    }
+#endif
+    return status_irq(s);
+}
+
 /* Waits on the IRQ line's request fd, for the time left, or sleeps between
  * STATUS polls. The line's events are drained before every look at its
  * level, never between a look and the wait: an edge after the look stays
@@ -172,15 +185,7 @@ static int spidev_wait_irq(void *ctx, uint64_t max_cycles)
     uint64_t now = mono_ns(), budget = cycles_to_ns(max_cycles, s->chip_hz);
     uint64_t deadline = budget > UINT64_MAX - now ? UINT64_MAX : now + budget;
     for (;;) {
-        int level;
-#ifdef __linux__
-        if (s->irq_fd >= 0) {
-            level = drain_edges(s);
-            if (level == 0)
-                level = irq_level(s);
-        } else
-#endif
-            level = status_irq(s);
+        int level = look_at_irq(s);
         if (level != 0)
             return level;
         now = mono_ns();
