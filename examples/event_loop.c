@@ -4,9 +4,9 @@
  *
  * The "board" is the C model of the chip, clocked in real time by a thread
  * of its own (1 tick = 1 ms from its prescaler). Its interrupt line reaches
- * the loop as an eventfd, the way a kernel driver or a GPIO line (spidev's
- * irq_fd, a UIO device) would: the thread writes the eventfd while the line
- * is high. On a real board, open the spidev backend instead and poll its
+ * the loop as an eventfd, the way a kernel driver or a GPIO line (the spidev
+ * backend's line request, a UIO device) would: the thread writes the eventfd
+ * while the line is high. On a real board, open the spidev backend instead and poll its
  * interrupt fd; nothing else changes.
  *
  * Locking: the wheel belongs to the loop's thread alone (the driver is not

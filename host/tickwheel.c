@@ -51,6 +51,7 @@ const char *tw_strerror(int err)
     case TW_EDEVICE: return "device returned an impossible value";
     case TW_ENOMEM: return "buffer too small for this geometry";
     case TW_ESTATE: return "call not valid in this state";
+    case TW_EBUSY: return "resource held by another user (e.g. the IRQ's GPIO line)";
     default: return "unknown error";
     }
 }

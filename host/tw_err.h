@@ -14,6 +14,8 @@ enum tw_err {
     TW_EDEVICE   = -7, /* device returned an impossible value */
     TW_ENOMEM    = -8, /* caller's buffer is too small */
     TW_ESTATE    = -9, /* call not valid in this state (e.g. advance in real time) */
+    TW_EBUSY     = -10, /* a resource the backend needs is held by another user
+                         * (e.g. the IRQ's GPIO line) */
 };
 
 const char *tw_strerror(int err);

@@ -65,11 +65,27 @@ typedef struct tw_vl_spi_faults {
 } tw_vl_spi_faults;
 /* The Verilated FPGA top (bridge + core), frames clocked through bit by bit. */
 int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg);
-/* Linux spidev (e.g. "/dev/spidev0.0"); irq_gpio < 0 polls STATUS instead.
- * chip_hz is the clock the bitstream runs at (make fpga's FPGA_MHZ_<board>:
- * 48 MHz on the iCEBreaker, 120 MHz on the HX8K): the backend counts the
- * board's cycles and wait budgets in it. The bridge samples SCK in that
- * clock, so speed_hz above chip_hz / 8 is refused (TW_EINVAL). */
-int tw_spidev_open(tw_dev *dev, const char *path, uint32_t speed_hz, uint32_t chip_hz, int irq_gpio);
+/* Linux spidev: a board on a host's SPI pins (docs/fpga.md has the wiring). */
+typedef struct tw_spidev_config {
+    const char *spi_path;  /* e.g. "/dev/spidev0.0" */
+    uint32_t speed_hz;     /* SCK, at most chip_hz / 8 (the bridge samples SCK
+                            * in the chip's clock): faster is TW_EINVAL */
+    uint32_t chip_hz;      /* the clock the bitstream runs at (make fpga's
+                            * FPGA_MHZ_<board>: 48 MHz on the iCEBreaker,
+                            * 120 MHz on the HX8K): the backend counts the
+                            * board's cycles and wait budgets in it */
+    const char *irq_chip;  /* the GPIO chip of the IRQ pin, e.g. "/dev/gpiochip0"
+                            * (gpiodetect, gpioinfo); NULL: poll STATUS over SPI */
+    uint32_t irq_line;     /* the IRQ pin's line offset on irq_chip (the BCM
+                            * number on a Raspberry Pi's gpiochip0) */
+} tw_spidev_config;
+/* The IRQ line is requested through the GPIO character device (uAPI v2,
+ * Linux >= 5.10) as an input with rising edges, consumer "tickwheel", and
+ * held until tw_dev_close. Errors: TW_EINVAL for a NULL or bad argument or a
+ * line the chip does not have, TW_ENODEV for a missing device or GPIO chip
+ * (or one without the v2 uAPI), TW_EBUSY for a line another user holds,
+ * TW_EIO for anything else the kernel refuses (e.g. no permission on the
+ * device files); nothing stays open after an error. */
+int tw_spidev_open(tw_dev *dev, const tw_spidev_config *cfg);
 
 #endif

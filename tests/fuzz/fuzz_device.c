@@ -100,7 +100,7 @@ static const tw_dev_ops hostile_ops = {"hostile", h_read, h_write, h_wait, NULL,
 
 static int known_code(int rc)
 {
-    return rc >= 0 || (rc <= TW_EINVAL && rc >= TW_ESTATE);
+    return rc >= 0 || (rc <= TW_EINVAL && rc >= TW_EBUSY);
 }
 
 typedef struct state {
