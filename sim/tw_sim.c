@@ -1,8 +1,9 @@
 #define _POSIX_C_SOURCE 200809L
-/* tw-sim: runs a built-in timer scenario on a simulated tickwheel chip (the
- * Verilated RTL by default, or the Verilated FPGA top with the driver's SPI
- * frames clocked through its bridge) through the C driver, in virtual time,
- * and prints what happened. Every timer must fire exactly at its deadline, exactly once
+/* tw-sim: runs a built-in timer scenario on a tickwheel chip through the C
+ * driver, in virtual time, and prints what happened. The chip is simulated
+ * (the Verilated RTL by default, the C model, or the Verilated FPGA top with
+ * the driver's SPI frames clocked through its bridge) or a real board on
+ * this host's SPI pins (Linux spidev). Every timer must fire exactly at its deadline, exactly once
  * per start, and never after a stop. Optionally writes a waveform and a plot
  * of wheel occupancy and interrupts over time. */
 #include <errno.h>
@@ -313,16 +314,24 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: tw-sim [options]\n"
-            "Runs a timer scenario on a simulated tickwheel chip through the C driver, in\n"
-            "virtual time, and checks that every timer fires exactly on its tick.\n\n"
+            "Runs a timer scenario on a tickwheel chip through the C driver, in virtual\n"
+            "time, and checks that every timer fires exactly on its tick. The chip is\n"
+            "simulated, or a board on this host's SPI pins (--backend spidev).\n\n"
             "  --backend NAME       vl: the Verilated RTL over Wishbone (default); model: the C\n"
             "                       model of the chip; spi: the Verilated FPGA top (SPI bridge +\n"
-            "                       chip), every register access an SPI frame clocked bit by bit\n"
+            "                       chip), every register access an SPI frame clocked bit by bit;\n"
+            "                       spidev: a board on this host's SPI pins (docs/fpga.md)\n"
             "  --geometry M,B,F     C model only: M levels of 2^B slots, FIFO of 2^F (default 4,8,4)\n"
             "  --spi-corrupt P      spi only: each frame has a bit flipped with probability P\n"
             "                       (0..1, default 0); the link detects it and retries\n"
             "  --spi-drop P         spi only: each frame is cut short or loses its response\n"
             "                       with probability P (0..1, default 0)\n"
+            "  --spi-dev PATH       spidev only: the SPI device (default /dev/spidev0.0)\n"
+            "  --chip-hz N          spidev only: the clock the bitstream runs at (default\n"
+            "                       48000000, the iCEBreaker's; 120000000 for the HX8K)\n"
+            "  --spi-hz N           spidev only: SCK, at most chip-hz / 8 (the default)\n"
+            "  --irq CHIP:LINE      spidev only: the IRQ pin as a GPIO line, e.g.\n"
+            "                       /dev/gpiochip0:25; without it STATUS is polled over SPI\n"
             "  --scenario NAME      the workload (default mixed), one of:\n");
     for (size_t i = 0; i < NSCENARIOS; i++)
         fprintf(f, "                         %-11s %s\n", scenarios[i].name, scenarios[i].what);
@@ -364,6 +373,25 @@ static int parse_prob(const char *opt, const char *s, double *out)
     return 0;
 }
 
+/* "CHIP:LINE", split at the last colon. */
+static int parse_irq(const char *s, char *chip, size_t chip_size, uint32_t *line)
+{
+    const char *colon = strrchr(s, ':');
+    char *end;
+    if (colon && colon > s && (size_t)(colon - s) < chip_size && colon[1] >= '0' && colon[1] <= '9') {
+        errno = 0;
+        unsigned long v = strtoul(colon + 1, &end, 10);
+        if (!errno && !*end && v <= UINT32_MAX) {
+            memcpy(chip, s, (size_t)(colon - s));
+            chip[colon - s] = 0;
+            *line = (uint32_t)v;
+            return 0;
+        }
+    }
+    fprintf(stderr, "tw-sim: --irq wants CHIP:LINE (e.g. /dev/gpiochip0:25), not '%s'\n", s);
+    return -1;
+}
+
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), m = strlen(tail);
@@ -382,11 +410,18 @@ int main(int argc, char **argv)
         {"help", no_argument, 0, 'h'},           {"geometry", required_argument, 0, 'g'},
         {"scenario", required_argument, 0, 'c'}, {"plot", required_argument, 0, 'p'},
         {"progress", no_argument, 0, 'P'},       {"spi-corrupt", required_argument, 0, 'C'},
-        {"spi-drop", required_argument, 0, 'D'}, {0, 0, 0, 0},
+        {"spi-drop", required_argument, 0, 'D'}, {"spi-dev", required_argument, 0, 'S'},
+        {"chip-hz", required_argument, 0, 'H'},  {"spi-hz", required_argument, 0, 'K'},
+        {"irq", required_argument, 0, 'I'},      {0, 0, 0, 0},
     };
     unsigned geo_m = 4, geo_b = 8, geo_f = 4;
     int geometry_given = 0, spi_faults_given = 0;
     double spi_corrupt = 0, spi_drop = 0;
+    const char *spi_dev = "/dev/spidev0.0";
+    uint64_t chip_hz = 48000000, spi_hz = 0;
+    char irq_chip[256];
+    uint32_t irq_line = 0;
+    int spidev_given = 0, irq_given = 0;
     int c;
     opterr = 0; /* our own messages, below */
     progress.on = isatty(STDERR_FILENO);
@@ -424,6 +459,14 @@ int main(int argc, char **argv)
         case 'P': progress.on = 1; break;
         case 'C': if (parse_prob("--spi-corrupt", optarg, &spi_corrupt)) return 2; spi_faults_given = 1; break;
         case 'D': if (parse_prob("--spi-drop", optarg, &spi_drop)) return 2; spi_faults_given = 1; break;
+        case 'S': spi_dev = optarg; spidev_given = 1; break;
+        case 'H': if (parse_u64("--chip-hz", optarg, &chip_hz)) return 2; spidev_given = 1; break;
+        case 'K': if (parse_u64("--spi-hz", optarg, &spi_hz)) return 2; spidev_given = 1; break;
+        case 'I':
+            if (parse_irq(optarg, irq_chip, sizeof irq_chip, &irq_line))
+                return 2;
+            spidev_given = irq_given = 1;
+            break;
         case 'h': usage(stdout); return 0;
         case ':':
             fprintf(stderr, "tw-sim: %s needs a value (tw-sim --help lists the options)\n", argv[optind - 1]);
@@ -440,8 +483,20 @@ int main(int argc, char **argv)
     }
     if (!ticks)
         ticks = sc->default_ticks;
-    if (strcmp(backend, "vl") && strcmp(backend, "model") && strcmp(backend, "spi")) {
-        fprintf(stderr, "tw-sim: --backend is 'vl', 'model' or 'spi', not '%s'\n", backend);
+    if (strcmp(backend, "vl") && strcmp(backend, "model") && strcmp(backend, "spi") && strcmp(backend, "spidev")) {
+        fprintf(stderr, "tw-sim: --backend is 'vl', 'model', 'spi' or 'spidev', not '%s'\n", backend);
+        return 2;
+    }
+    if (spidev_given && strcmp(backend, "spidev")) {
+        fprintf(stderr, "tw-sim: --spi-dev, --chip-hz, --spi-hz and --irq need --backend spidev\n");
+        return 2;
+    }
+    if (!spi_hz)
+        spi_hz = chip_hz / 8;
+    if (chip_hz == 0 || chip_hz > UINT32_MAX || spi_hz == 0 || spi_hz > chip_hz / 8) {
+        fprintf(stderr, "tw-sim: --chip-hz must be 1..%lu and --spi-hz 1..chip-hz / 8 (the bridge's "
+                        "limit), not %llu and %llu\n",
+                (unsigned long)UINT32_MAX, (unsigned long long)chip_hz, (unsigned long long)spi_hz);
         return 2;
     }
     if (spi_faults_given && strcmp(backend, "spi")) {
@@ -480,11 +535,20 @@ int main(int argc, char **argv)
     tw_vl_spi_faults faults = {0, 0, 0};
     tw_vl_spi_config spi = {.sim = {0, 0, 0, NULL}, .half_period = 4, .corrupt_rate = spi_corrupt,
                             .drop_rate = spi_drop, .seed = seed, .faults = &faults};
-    int rc = !strcmp(backend, "vl")    ? tw_vl_open(&dev, trace ? &cfg : NULL)
-             : !strcmp(backend, "spi") ? tw_vl_spi_open(&dev, &spi)
-                                       : tw_model_open(&dev, &cfg);
+    tw_spidev_config board = {.spi_path = spi_dev, .speed_hz = (uint32_t)spi_hz, .chip_hz = (uint32_t)chip_hz,
+                              .irq_chip = irq_given ? irq_chip : NULL, .irq_line = irq_line};
+    int rc = !strcmp(backend, "vl")       ? tw_vl_open(&dev, trace ? &cfg : NULL)
+             : !strcmp(backend, "spi")    ? tw_vl_spi_open(&dev, &spi)
+             : !strcmp(backend, "spidev") ? tw_spidev_open(&dev, &board)
+                                          : tw_model_open(&dev, &cfg);
     if (rc < 0) {
-        fprintf(stderr, "tw-sim: cannot open the %s backend: %s\n", backend, tw_strerror(rc));
+        if (!strcmp(backend, "spidev") && irq_given)
+            fprintf(stderr, "tw-sim: cannot open the board on %s with its IRQ on %s line %u: %s\n", spi_dev,
+                    irq_chip, irq_line, tw_strerror(rc));
+        else if (!strcmp(backend, "spidev"))
+            fprintf(stderr, "tw-sim: cannot open the board on %s: %s\n", spi_dev, tw_strerror(rc));
+        else
+            fprintf(stderr, "tw-sim: cannot open the %s backend: %s\n", backend, tw_strerror(rc));
         return 1;
     }
     tw_geometry geo;
@@ -604,7 +668,8 @@ int main(int argc, char **argv)
     printf("  lost             %12llu\n", (unsigned long long)lost);
     printf("  wrong            %12llu  (fired twice or after a stop, or a stop that misjudged pending)\n",
            (unsigned long long)(run.spurious + wrong_stop));
-    printf("  simulated cycles %12llu  in %.2f s = %.2f M cycles/s\n", (unsigned long long)cycles,
+    printf("  %s %12llu  in %.2f s = %.2f M cycles/s\n",
+           strcmp(backend, "spidev") ? "simulated cycles" : "board cycles    ", (unsigned long long)cycles,
            elapsed, elapsed > 0 ? (double)cycles / elapsed / 1e6 : 0.0);
     const tw_spi_stats *link = tw_spi_get_stats(&dev);
     if (link) {

@@ -30,7 +30,11 @@ bad missing-value  "--timers needs a value"         --timers
 bad not-a-number   "not '12x'"                      --timers 12x
 bad negative       "not '-5'"                       --timers -5
 bad scenario       "no scenario 'nope'; there are: mixed" --scenario nope
-bad backend        "--backend is 'vl', 'model' or 'spi', not 'fpga'" --backend fpga
+bad backend        "--backend is 'vl', 'model', 'spi' or 'spidev', not 'fpga'" --backend fpga
+bad spidev-opt-vl  "--irq need --backend spidev"    --irq /dev/gpiochip0:25
+bad irq-form       "--irq wants CHIP:LINE"          --backend spidev --irq gpiochip0
+bad irq-line       "not '/dev/gpiochip0:x'"         --backend spidev --irq /dev/gpiochip0:x
+bad sck-limit      "--spi-hz 1..chip-hz / 8"        --backend spidev --chip-hz 12000000 --spi-hz 6000000
 bad spi-faults-vl  "--spi-corrupt and --spi-drop need --backend spi" --spi-corrupt 0.1
 bad spi-prob-range "--spi-drop wants a probability from 0 to 1, not '1.5'" --backend spi --spi-drop 1.5
 bad spi-prob-form  "not '5%'"                       --backend spi --spi-corrupt 5%
@@ -55,6 +59,10 @@ for backend in model vl; do
         fi
     done
 done
+# No board: a clear error naming the device, exit status 1.
+"$SIM" --backend spidev --spi-dev "$out/no-such-spidev" --timers 10 > /dev/null 2> "$out/stderr"; rc=$?
+check sim-spidev-missing-device sh -c "[ $rc -eq 1 ] && grep -qF 'cannot open the board on $out/no-such-spidev' '$out/stderr'"
+
 # Over the SPI link (the FPGA top), once clean and once with one frame in 20
 # corrupted and one in 50 cut or unanswered: nothing may be lost, and the
 # link must have had to retry.
