@@ -272,12 +272,14 @@ $(BUILD)/tests/test-spi: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $
                          $(BUILD)/tests/test_spi_main.o $(BUILD)/libtickwheel.a $(call vlspi_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
-# The spidev backend against a stand-in /dev/spidev (tests/test_spidev.c
+# The spidev backend against a stand-in /dev/spidev (tests/fake_spidev.c
 # defines the system calls the backend makes) over the same Verilated top.
-$(BUILD)/tests/test_spidev.o: CFLAGS += -Isim
-$(BUILD)/tests/test_spidev.o: sim/tw_vl_spi.h
+SPIDEV_TEST_OBJ := $(BUILD)/tests/test_spidev.o $(BUILD)/tests/fake_spidev.o
+$(SPIDEV_TEST_OBJ): CFLAGS += -Isim
+$(SPIDEV_TEST_OBJ): sim/tw_vl_spi.h
 $(BUILD)/tests/test-spidev: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
-                            $(BUILD)/tests/test_spidev.o $(BUILD)/libtickwheel.a $(call vlspi_objs,$(DEFAULT_GEO))
+                            $(BUILD)/tests/test_spidev.o $(BUILD)/tests/fake_spidev.o $(BUILD)/libtickwheel.a \
+                            $(call vlspi_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 lint: | $(BUILD)/.deps
