@@ -266,7 +266,7 @@ $(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%) $(BUILD)/tests/test-spi $(BUILD)/tests/test-spidev \
-             $(BUILD)/tests/test-engines
+             $(BUILD)/tests/test-engines $(BUILD)/tests/tw-sim-standin
 
 $(BUILD)/tests/test-spi: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
                          $(BUILD)/tests/test_spi_main.o $(BUILD)/libtickwheel.a $(call vlspi_objs,$(DEFAULT_GEO))
@@ -274,12 +274,19 @@ $(BUILD)/tests/test-spi: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $
 
 # The spidev backend against a stand-in /dev/spidev (tests/fake_spidev.c
 # defines the system calls the backend makes) over the same Verilated top.
-SPIDEV_TEST_OBJ := $(BUILD)/tests/test_spidev.o $(BUILD)/tests/fake_spidev.o
+SPIDEV_TEST_OBJ := $(BUILD)/tests/test_spidev.o $(BUILD)/tests/fake_spidev.o $(BUILD)/tests/tw_sim_standin.o
 $(SPIDEV_TEST_OBJ): CFLAGS += -Isim
 $(SPIDEV_TEST_OBJ): sim/tw_vl_spi.h
 $(BUILD)/tests/test-spidev: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
                             $(BUILD)/tests/test_spidev.o $(BUILD)/tests/fake_spidev.o $(BUILD)/libtickwheel.a \
                             $(call vlspi_objs,$(DEFAULT_GEO))
+	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
+
+# tw-sim itself on that stand-in: --spi-dev /dev/tw-stand-in-spidev reaches
+# one board (tests/tw_sim_standin.c; tests/sim_cli.sh runs it).
+$(BUILD)/tests/tw-sim-standin: $(BUILD)/sim/tw_sim.o $(BUILD)/tests/tw_sim_standin.o $(BUILD)/tests/fake_spidev.o \
+                               $(BUILD)/tests/tw_test.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO)) \
+                               $(call vlspi_objs,$(DEFAULT_GEO))
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 lint: | $(BUILD)/.deps

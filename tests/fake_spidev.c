@@ -146,8 +146,10 @@ static void run_boards(uint64_t to)
 
 static void board_free(board *b)
 {
-    if (b->chip)
+    if (b->chip) {
+        fake.cycles_at_close = tw_vl_spi_chip_cycles(b->chip);
         tw_vl_spi_chip_free(b->chip);
+    }
     if (fake.line.board == b)
         fake.line.board = NULL; /* a request left open reads a dead pin */
     memset(b, 0, sizeof *b);
@@ -355,6 +357,7 @@ int ioctl(int fd, unsigned long req, ...)
     case SPI_IOC_WR_MAX_SPEED_HZ:
         b->speed = *(const uint32_t *)arg;
         b->setup |= 4;
+        fake.speed_set = b->speed;
         if (b->speed == 0 || b->chip) {
             violation("speed %u Hz, chip %s", (unsigned)b->speed, b->chip ? "already up" : "down");
             errno = EINVAL;
@@ -391,6 +394,8 @@ int open(const char *path, int flags, ...)
         *slot = (int)syscall(SYS_openat, AT_FDCWD, "/dev/null", flags & (O_ACCMODE | O_CLOEXEC));
         return *slot;
     }
+    if (!strcmp(path, FAKE_SPIDEV))
+        path = fake.spidev_path;
     if (!strcmp(path, fake.spidev_path) && !(flags & O_CLOEXEC))
         violation("the device opened without O_CLOEXEC");
     return (int)syscall(SYS_openat, AT_FDCWD, path, flags, mode);

@@ -33,6 +33,9 @@
 #define FAKE_CHIP "/dev/tw-stand-in-gpiochip" /* opened here, never by the kernel */
 #define FAKE_CHIP_LINES 58 /* as a Raspberry Pi 4's gpiochip0 */
 #define FAKE_LINE 25       /* the IRQ pin: GPIO25, as docs/fpga.md wires it */
+/* Opened as the stand-in's file, for a program that cannot be told the
+ * file's own (temporary) name. */
+#define FAKE_SPIDEV "/dev/tw-stand-in-spidev"
 /* The kernel's event queue for a one-line request that leaves
  * event_buffer_size at 0; when it is full the oldest event is dropped. */
 #define LINE_EVENTS_MAX 16
@@ -85,6 +88,9 @@ typedef struct fake_kernel {
     uint64_t looks, looks_with_unread; /* reads of the line's level; those with events unread */
     unsigned long violations;
     char violation[200];
+    /* For a program that cannot look inside: what the backend set up last. */
+    uint32_t speed_set;      /* the SCK rate of the last SPI_IOC_WR_MAX_SPEED_HZ */
+    uint64_t cycles_at_close; /* the clocks the last board closed had run */
 } fake_kernel;
 extern fake_kernel fake;
 

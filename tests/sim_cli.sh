@@ -63,6 +63,52 @@ done
 "$SIM" --backend spidev --spi-dev "$out/no-such-spidev" --timers 10 > /dev/null 2> "$out/stderr"; rc=$?
 check sim-spidev-missing-device sh -c "[ $rc -eq 1 ] && grep -qF 'cannot open the board on $out/no-such-spidev' '$out/stderr'"
 
+# The spidev backend through tw-sim's options, on the stand-in kernel of
+# tests/fake_spidev.h (one Verilated board at 24 MHz, tests/tw_sim_standin.c):
+# polled and on the IRQ line, every timer on its tick. At exit the stand-in
+# says on stderr what reached it: the SCK rate and the line must be the
+# options', and tw-sim's board cycles the board's own (counted at --chip-hz).
+STANDIN=$BUILD/tests/tw-sim-standin
+STANDIN_BOARD="--backend spidev --spi-dev /dev/tw-stand-in-spidev --chip-hz 24000000 --spi-hz 3000000"
+standin_says() { # key: its value on the stand-in's line
+    sed -n "s/^stand-in: .* $1=\([^ :]*\).*/\1/p" "$out/stand-in"
+}
+for line in none 25; do
+    case $line in
+    none) how=polled; irq="" ;;
+    *) how=gpio; irq="--irq /dev/tw-stand-in-gpiochip:$line" ;;
+    esac
+    "$STANDIN" $STANDIN_BOARD $irq --timers 100 --duration 10000 --seed "$SEED" > "$out/run" 2> "$out/stand-in"
+    rc=$?
+    if [ $rc -eq 0 ] && grep -q '^RESULT: ok' "$out/run" && [ "$(standin_says violations)" = 0 ]; then
+        echo "ok sim-spidev-standin-mixed-$how"
+    else
+        echo "FAIL sim-spidev-standin-mixed-$how: exit $rc, $(grep -E 'RESULT|tw-sim' "$out/run" | head -2)" \
+            "$(cat "$out/stand-in")"
+    fi
+    counted=$(sed -n 's/^  board cycles *\([0-9]*\) .*/\1/p' "$out/run")
+    ran=$(standin_says board_cycles)
+    # Waits on the line: some on the GPIO path, none when polled.
+    waits_ok=0
+    case $how:$(standin_says line_waits) in polled:0 | gpio:[1-9]*) waits_ok=1 ;; esac
+    if [ "$(standin_says sck_hz)" = 3000000 ] && [ "$(standin_says irq_line)" = $line ] && [ $waits_ok = 1 ] &&
+        [ -n "$counted" ] && [ -n "$ran" ] && [ $((counted - ran)) -le 1 ] && [ $((ran - counted)) -le 1 ]; then
+        echo "ok sim-spidev-standin-options-reach-the-board-$how"
+    else
+        echo "FAIL sim-spidev-standin-options-reach-the-board-$how: tw-sim counted ${counted:-no} board" \
+            "cycles; $(cat "$out/stand-in")"
+    fi
+done
+# A line the GPIO chip does not have: the open fails, naming both devices.
+"$STANDIN" $STANDIN_BOARD --irq /dev/tw-stand-in-gpiochip:58 --timers 10 > "$out/run" 2> "$out/stand-in"; rc=$?
+if [ $rc -eq 1 ] && [ ! -s "$out/run" ] && [ "$(standin_says irq_line)" = 58 ] && grep -qF \
+    'cannot open the board on /dev/tw-stand-in-spidev with its IRQ on /dev/tw-stand-in-gpiochip line 58' \
+    "$out/stand-in"; then
+    echo "ok sim-spidev-standin-missing-line"
+else
+    echo "FAIL sim-spidev-standin-missing-line: exit $rc, $(cat "$out/stand-in")"
+fi
+
 # Over the SPI link (the FPGA top), once clean and once with one frame in 20
 # corrupted and one in 50 cut or unanswered: nothing may be lost, and the
 # link must have had to retry.
