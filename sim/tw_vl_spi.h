@@ -1,6 +1,6 @@
 /* The Verilated FPGA top (SPI bridge + core) on its own, without the
  * driver's link over it: for tests that carry the frames themselves, such as
- * tests/test_spidev.c's stand-in for /dev/spidev. tw_vl_spi_open (tw_spi.h)
+ * the stand-in for /dev/spidev in tests/fake_spidev.c. tw_vl_spi_open (tw_spi.h)
  * is the same model behind tw_spi_open. */
 #ifndef TW_VL_SPI_H
 #define TW_VL_SPI_H
