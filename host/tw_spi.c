@@ -6,6 +6,7 @@
 
 #include "tw_err.h"
 #include "tw_regs.h"
+#include "tw_spi_internal.h"
 
 uint8_t tw_crc8(const uint8_t *bytes, size_t n)
 {
@@ -195,4 +196,12 @@ const tw_spi_stats *tw_spi_get_stats(const tw_dev *dev)
     if (!dev || dev->ops != &link_ops)
         return NULL;
     return &((const spi_link *)dev->ctx)->stats;
+}
+
+void *tw_spi_transport_ctx(const tw_dev *dev, const tw_spi_transport *transport)
+{
+    if (!dev || dev->ops != &link_ops || !transport)
+        return NULL;
+    const spi_link *l = dev->ctx;
+    return l->t == transport ? l->tctx : NULL;
 }

@@ -87,5 +87,15 @@ typedef struct tw_spidev_config {
  * TW_EIO for anything else the kernel refuses (e.g. no permission on the
  * device files); nothing stays open after an error. */
 int tw_spidev_open(tw_dev *dev, const tw_spidev_config *cfg);
+/* The IRQ line's request fd, for an application's own poll/epoll: readable
+ * (POLLIN) once the line has risen since its edge events were last consumed.
+ * On a wake, tw_dev_wait_irq(dev, 0) consumes them and returns the line's
+ * level (1 high, 0 low) without waiting; then service the wheel. Only rises
+ * wake the fd, and the line stays high while events wait, so sleep no longer
+ * than tw_ticks_until_next says (0 while events wait). The fd stays the
+ * device's: do not read, close or change it (tw_dev_close closes it).
+ * Returns -1 for NULL, a device tw_spidev_open did not open, or one opened
+ * without an IRQ line (irq_chip NULL: STATUS is polled, no fd to wait on). */
+int tw_spidev_irq_fd(const tw_dev *dev);
 
 #endif

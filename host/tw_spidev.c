@@ -20,6 +20,7 @@
 
 #include "tw_err.h"
 #include "tw_regs.h"
+#include "tw_spi_internal.h"
 
 #ifdef __linux__
 #include <linux/gpio.h>
@@ -275,4 +276,10 @@ int tw_spidev_open(tw_dev *dev, const tw_spidev_config *cfg)
     if (rc < 0)
         spidev_close(s);
     return rc;
+}
+
+int tw_spidev_irq_fd(const tw_dev *dev)
+{
+    const spidev_ctx *s = tw_spi_transport_ctx(dev, &spidev_transport);
+    return s ? s->irq_fd : -1;
 }
