@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <linux/gpio.h>
 #include <linux/spi/spidev.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -409,6 +410,108 @@ out:
     tw_fixture_close(&f);
 }
 
+/* tw_spidev_irq_fd: the line request's fd for a spidev device opened with an
+ * IRQ line, -1 for anything else (a C model, a device over another SPI
+ * transport, a spidev device polling STATUS, a closed one); closed with the
+ * device. */
+static void test_irq_fd_owner(const tw_backend *unused)
+{
+    (void)unused;
+    tw_dev dev;
+    CHECK_EQ(tw_spidev_irq_fd(NULL), -1);
+    tw_sim_config model_cfg = {.levels = 4, .slot_bits = 8, .fifo_log2 = 4};
+    if (tw_model_open(&dev, &model_cfg) == 0) {
+        CHECK_EQ(tw_spidev_irq_fd(&dev), -1);
+        tw_dev_close(&dev);
+    } else {
+        CHECK(0);
+    }
+    /* The SPI link over the Verilated bridge: the same link, not spidev's. */
+    tw_vl_spi_config vl_cfg = {.half_period = 4, .seed = 1};
+    if (tw_vl_spi_open(&dev, &vl_cfg) == 0) {
+        CHECK(tw_spi_get_stats(&dev) != NULL);
+        CHECK_EQ(tw_spidev_irq_fd(&dev), -1);
+        tw_dev_close(&dev);
+    } else {
+        CHECK(0);
+    }
+    if (open_polled(&dev, NULL) == 0) {
+        CHECK_EQ(tw_spidev_irq_fd(&dev), -1);
+        tw_dev_close(&dev);
+    } else {
+        CHECK(0);
+    }
+    if (open_gpio(&dev, NULL) < 0) {
+        CHECK(0);
+        return;
+    }
+    int fd = tw_spidev_irq_fd(&dev);
+    CHECK(fd >= 0);
+    CHECK_EQ(fd, fake.line.fd);
+    CHECK(fd_is_open(fd));
+    CHECK_EQ(tw_spidev_irq_fd(&dev), fd); /* the same fd each time, not a new one */
+    /* A device of the application's own that forwards to this one's context
+     * (a wrapper, e.g. taking a lock around each access) is not it. */
+    tw_dev_ops forward = *dev.ops;
+    tw_dev wrapper = {.ops = &forward, .ctx = dev.ctx};
+    CHECK_EQ(tw_spidev_irq_fd(&wrapper), -1);
+    tw_dev_close(&dev);
+    CHECK_EQ(tw_spidev_irq_fd(&dev), -1);
+    CHECK(!fd_is_open(fd));
+    CHECK_EQ(fake.line.fd, -1);
+}
+
+/* Whether a poll of the IRQ fd that does not wait finds it readable. */
+static int irq_fd_readable_now(int fd)
+{
+    struct pollfd p = {.fd = fd, .events = POLLIN};
+    return poll(&p, 1, 0) > 0 && (p.revents & POLLIN);
+}
+
+/* An application's own event loop on the IRQ fd, as examples/event_loop.c
+ * describes for a board: the timer's interrupt makes the fd readable;
+ * tw_dev_wait_irq(dev, 0) then consumes the edge and reports the line's
+ * level without waiting; the fd is not readable again until the next rise;
+ * the service runs the timer. Twice, so the second rise is seen too. */
+static void test_irq_fd_event_loop(const tw_backend *b)
+{
+    tw_fixture f;
+    probe_timer t;
+    int fd = -1;
+    if (tw_fixture_open(&f, b, TW_TIME_INTERNAL, 999) < 0) { /* 1000 clocks a tick */
+        CHECK(0);
+        goto out;
+    }
+    fd = tw_spidev_irq_fd(&f.dev);
+    CHECK(fd >= 0);
+    memset(&t, 0, sizeof t);
+    CHECK_OK(tw_timer_init(&t.timer, on_probe, &t));
+    for (int round = 0; round < 2 && fd >= 0; round++) {
+        /* Whatever came before is consumed first: the line is low. */
+        CHECK_EQ(tw_dev_wait_irq(&f.dev, 0), 0);
+        CHECK_OK(tw_start(&f.wheel, &t.timer, 50));
+        CHECK(!irq_fd_readable_now(fd)); /* 50 ticks are 50,000 clocks away */
+        struct pollfd p = {.fd = fd, .events = POLLIN};
+        struct timespec second = {1, 0};
+        CHECK(ppoll(&p, 1, &second, NULL) == 1 && p.revents == POLLIN);
+        CHECK(fake.now - fake.line.last_edge <= 1); /* woken by the rise, not the timeout */
+        uint64_t now = fake.now, polls = fake.gpio_polls, read = fake.edges_read;
+        CHECK_EQ(tw_dev_wait_irq(&f.dev, 0), 1);
+        CHECK_EQ(fake.now, now);          /* no time passed: it did not wait */
+        CHECK_EQ(fake.gpio_polls, polls); /* nor poll the line */
+        CHECK_EQ(fake.edges_read, read + 1);
+        CHECK(!irq_fd_readable_now(fd));
+        /* The level, not the edge: high until the events are read. */
+        CHECK_EQ(tw_dev_wait_irq(&f.dev, 0), 1);
+        CHECK_OK(tw_service(&f.wheel, 10));
+        CHECK_EQ(t.fired, round + 1);
+    }
+out:
+    tw_fixture_close(&f);
+    if (fd >= 0)
+        CHECK(!fd_is_open(fd));
+}
+
 /* Two boards, each polled in turn: each board's polls must still differ
  * from one another, whatever the other board's did. */
 static void test_two_boards(const tw_backend *unused)
@@ -460,6 +563,7 @@ int main(int argc, char **argv)
     failed += !tw_test_run("spidev", "line_request", test_line_request, &none);
     failed += !tw_test_run("spidev", "line_busy", test_line_busy, &none);
     failed += !tw_test_run("spidev", "two_boards_polled_in_turn", test_two_boards, &none);
+    failed += !tw_test_run("spidev", "irq_fd_owner", test_irq_fd_owner, &none);
     failed += !fake_clean("open");
 
     /* The board's geometry, for probe_geometry to compare with. */
@@ -496,6 +600,7 @@ int main(int argc, char **argv)
     failed += !tw_test_run("spidev", "short_waits", test_short_waits, &gpio);
     failed += !tw_test_run("spidev", "rise_after_look", test_rise_after_look, &gpio);
     failed += !tw_test_run("spidev", "chip_removed", test_chip_removed, &gpio);
+    failed += !tw_test_run("spidev", "irq_fd_event_loop", test_irq_fd_event_loop, &gpio);
     /* Half the polled run's operations, each costing about as much there,
      * to keep the test's time. */
     failed += !tw_random_run(&gpio, seed, ops / 2 < MIN_RANDOM_OPS ? MIN_RANDOM_OPS : ops / 2, NULL, 0, 0);
