@@ -6,8 +6,19 @@
  * of its own (1 tick = 1 ms from its prescaler). Its interrupt line reaches
  * the loop as an eventfd, the way a kernel driver or a GPIO line (the spidev
  * backend's line request, a UIO device) would: the thread writes the eventfd
- * while the line is high. On a real board, open the spidev backend instead and poll its
- * interrupt fd; nothing else changes.
+ * while the line is high.
+ *
+ * On a real board (docs/fpga.md) there is no clock thread, eventfd or bus
+ * lock: open it with tw_spidev_open and an IRQ line (irq_chip, irq_line
+ * set), tw_init the wheel on that device, put tw_spidev_irq_fd(&dev) in the
+ * poll set with POLLIN where b.irq_fd is, and
+ * where the loop reads the eventfd, call tw_dev_wait_irq(&dev, 0) instead:
+ * it reads the line's queued edge events without waiting (the fd is the
+ * device's: never read or close it; tw_dev_close closes it) and returns the
+ * line's level. Then service as below. That fd wakes the loop on the line's
+ * rises only, where this eventfd is written again every millisecond while
+ * the line stays high; the loop never sleeps on a high line either way,
+ * because tw_ticks_until_next answers 0 while events wait in the chip.
  *
  * Locking: the wheel belongs to the loop's thread alone (the driver is not
  * thread-safe). Other threads reach it only through fds. The bus is shared
@@ -294,6 +305,7 @@ int main(int argc, char **argv)
         if (n == 0)
             wake_timeout++;
         if (n > 0 && (fds[0].revents & POLLIN)) {
+            /* On a board: tw_dev_wait_irq(&dev, 0) in place of this read. */
             uint64_t count;
             if (read(b.irq_fd, &count, sizeof count) == sizeof count)
                 wake_irq++;
