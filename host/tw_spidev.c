@@ -179,7 +179,9 @@ static int look_at_irq(spidev_ctx *s)
  * level, never between a look and the wait: an edge after the look stays
  * queued in the kernel until it is read, so the ppoll below returns at once
  * and no rise is lost between the look and the wait. Draining then reading
- * the level also means events from before the look never wake a wait. */
+ * the level also means events from before the look never wake a wait.
+ * A budget of 0 is one look and no wait: the events drained, the level
+ * returned (what an event loop on tw_spidev_irq_fd calls on a wake). */
 static int spidev_wait_irq(void *ctx, uint64_t max_cycles)
 {
     spidev_ctx *s = ctx;
