@@ -1,0 +1,119 @@
+`timescale 1ns/1ps
+`default_nettype none
+// Quick self-check of fpga/ceiling/tickpath.v: a few busy slots, ADVANCE in
+// virtual time, every event read back and compared with the visits the
+// slots should get; then a SET naming a passed tick (late) and one naming
+// a tick ahead (not late). Run: sh fpga/ceiling/tickpath.sh is the
+// measurement; this is
+//   iverilog -g2005 -Irtl -o /tmp/tb_tickpath fpga/ceiling/tb_tickpath.v \
+//     fpga/ceiling/tickpath.v rtl/tw_bitmap.v rtl/tw_evfifo.v && vvp /tmp/tb_tickpath
+module tb_tickpath;
+`include "tw_regs.vh"
+    reg clk = 0, rst = 1;
+    always #5 clk = !clk;
+    reg cyc = 0, stb = 0, we = 0;
+    reg [5:0] adr = 0;
+    reg [31:0] wdat = 0;
+    wire ack, irq, sp;
+    wire [31:0] rdat;
+    tickpath dut (.i_clk(clk), .i_rst(rst), .i_wb_cyc(cyc), .i_wb_stb(stb), .i_wb_we(we),
+                  .i_wb_adr(adr), .i_wb_dat(wdat), .o_wb_ack(ack), .o_wb_dat(rdat),
+                  .i_ext_tick(1'b0), .o_irq(irq), .o_search_parity(sp));
+
+    task access(input w, input [5:0] a, input [31:0] d, output [31:0] q);
+        begin
+            @(posedge clk); cyc <= 1; stb <= 1; we <= w; adr <= a; wdat <= d;
+            @(posedge clk); while (!ack) @(posedge clk);
+            q = rdat;
+            cyc <= 0; stb <= 0; we <= 0;
+            repeat (3) @(posedge clk);
+        end
+    endtask
+    reg [31:0] junk;
+    task wr(input [5:0] a, input [31:0] d); access(1, a, d, junk); endtask
+
+    // The busy slots: {level, slot}
+    localparam integer NB = 4;
+    reg [1:0] b_lvl [0:NB-1];
+    reg [7:0] b_slot [0:NB-1];
+    integer errors = 0, got = 0, want = 0, i, t, k;
+    reg [31:0] info, tick, st;
+    reg [47:0] ev_tick;
+    reg seen [0:4095];   // (tick, level) pairs seen, tick < 1024
+    localparam integer N = 1000;
+
+    task drain;
+        begin
+            access(0, TW_REG_STATUS, 0, st);
+            while (st[31:16] != 0) begin
+                access(0, TW_REG_EVT_INFO, 0, info);
+                access(0, TW_REG_EVT_TICK, 0, tick);
+                ev_tick = {info[15:0], tick};
+                if (!info[31]) begin errors = errors + 1; $display("FAIL: EVT_INFO not valid"); end
+                else if (!info[30]) begin
+                    got = got + 1;
+                    k = info[29:28];
+                    if (ev_tick >= 1024 || ev_tick[k*8 +: 8] != info[23:16]) begin
+                        errors = errors + 1;
+                        $display("FAIL: event level %0d slot %0d at tick %0d", k, info[23:16], ev_tick);
+                    end else if (seen[ev_tick*4 + k]) begin
+                        errors = errors + 1; $display("FAIL: duplicate at tick %0d", ev_tick);
+                    end else begin seen[ev_tick*4 + k] = 1; $display("event level %0d slot %0d at tick %0d", k, info[23:16], ev_tick); end
+                end else $display("late event level %0d slot %0d at tick %0d", info[29:28], info[23:16], ev_tick);
+                access(0, TW_REG_STATUS, 0, st);
+            end
+        end
+    endtask
+
+    initial begin
+        b_lvl[0] = 0; b_slot[0] = 5;
+        b_lvl[1] = 0; b_slot[1] = 16;
+        b_lvl[2] = 1; b_slot[2] = 2;
+        b_lvl[3] = 1; b_slot[3] = 0;     // visited at ticks 256*k with field 1 == 0
+        for (i = 0; i < 4096; i = i + 1) seen[i] = 0;
+        repeat (4) @(posedge clk); rst <= 0; repeat (4) @(posedge clk);
+        wr(TW_REG_ARM_LO, 1);             // ahead of tick 0: not late
+        for (i = 0; i < NB; i = i + 1) wr(TW_REG_CMD, {4'd1, 8'd0, 2'd0, b_lvl[i], 8'd0, b_slot[i]});
+        wr(TW_REG_CTRL, 0);               // virtual time
+        wr(TW_REG_ADVANCE, N);
+        st = 32'h8;
+        while (st[TW_STATUS_ADVANCING_LSB] || st[31:16] != 0) begin
+            drain;
+            access(0, TW_REG_STATUS, 0, st);
+        end
+        repeat (20) @(posedge clk);
+        drain;
+        // Every visit of a busy slot in ticks 1..N must have been reported.
+        for (t = 1; t <= N; t = t + 1)
+            for (i = 0; i < NB; i = i + 1) begin
+                k = b_lvl[i];
+                if ((k == 0 || t % (1 << (8 * k)) == 0) && ((t >> (8 * k)) & 255) == b_slot[i]) begin
+                    want = want + 1;
+                    if (!seen[t*4 + k]) begin
+                        errors = errors + 1; $display("FAIL: missed level %0d slot %0d at tick %0d", k, b_slot[i], t);
+                    end
+                end
+            end
+        if (got != want) begin errors = errors + 1; $display("FAIL: %0d events, want %0d", got, want); end
+        access(0, TW_REG_NOW_LO, 0, tick);
+        if (tick != N) begin errors = errors + 1; $display("FAIL: NOW %0d, want %0d", tick, N); end
+        // A SET naming a passed tick is late; one naming a tick ahead is not.
+        wr(TW_REG_ARM_HI, 0);
+        wr(TW_REG_ARM_LO, 7);
+        wr(TW_REG_CMD, {4'd1, 8'd0, 4'd0, 8'd0, 8'd7});
+        wr(TW_REG_ARM_LO, N + 7);
+        wr(TW_REG_CMD, {4'd1, 8'd0, 4'd0, 8'd0, 8'd8});
+        repeat (20) @(posedge clk);
+        access(0, TW_REG_CNT_LATE, 0, st);
+        if (st != 1) begin errors = errors + 1; $display("FAIL: CNT_LATE %0d, want 1", st); end
+        access(0, TW_REG_EVT_INFO, 0, info);
+        if (info[31:30] != 2'b11 || info[23:16] != 7) begin
+            errors = errors + 1; $display("FAIL: late event info %h", info);
+        end
+        access(0, TW_REG_CNT_EVENTS, 0, st);
+        if (st != want + 1) begin errors = errors + 1; $display("FAIL: CNT_EVENTS %0d, want %0d", st, want + 1); end
+        $display("%0d visit events checked; %0s", want, errors == 0 ? "PASS" : "FAIL");
+        $finish;
+    end
+    initial begin #5000000 $display("FAIL: timeout"); $finish; end
+endmodule

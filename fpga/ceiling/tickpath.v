@@ -1,0 +1,388 @@
+`default_nettype none
+// A measurement, not the chip: tickwheel's tick path (rtl/tw_core.v at the
+// default 4 x 256 geometry) laid out as a pipeline for fmax, to learn how
+// fast an iCE40 can run it at one tick per clock. fpga/ceiling/tickpath.sh
+// places and routes it. Left out: the next-busy search, the virtual-time
+// jump, coalescing, VHOLD (see fpga/ceiling/README.md).
+//
+// Stages (every loop closes through registers only):
+//   D  step decision, registered a clock ahead (step_q)
+//   C  counter: low half lo_q += step_q, its carry registered, high half
+//      hi_q += carry_q a clock later
+//   P  {hi_q, lo_d_q}: the counter a clock ago, consistent; per-level
+//      "fields below are zero" flags; the SET's split arm comparison
+//   V  the tick under visit: bitmap read addresses, bitmap writes, late check
+//   H  busy bits back from block RAM: the entry {tick, hits, late, lvl, slot}
+//   E  FIFO push
+// Time as the bus sees it (NOW, the late check) is the tick in stage V.
+module tickpath (
+    input  wire        i_clk,
+    input  wire        i_rst,
+    input  wire        i_wb_cyc,
+    input  wire        i_wb_stb,
+    input  wire        i_wb_we,
+    input  wire [5:0]  i_wb_adr,
+    input  wire [31:0] i_wb_dat,
+    output reg         o_wb_ack,
+    output reg  [31:0] o_wb_dat,
+    input  wire        i_ext_tick,
+    output reg         o_irq,
+    output reg         o_search_parity   // keeps the bitmaps' search ports alive
+);
+`include "tw_regs.vh"
+    localparam integer LEVELS = 4, SB = 8, FIFO_LOG2 = 4;
+    localparam integer ENTRY_W = 48 + LEVELS + 1 + 2 + SB;
+    localparam [1:0] SRC_HOST = 2'd0, SRC_INT = 2'd1, SRC_EXT = 2'd2;
+    localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
+    // Ticks decided but not yet in the FIFO (D..E plus the room flag's own
+    // lag) and one late entry: virtual time stops stepping this far from full.
+    localparam integer MARGIN = 9;
+
+    // ------------------------------------------------------------- bus, B0/B1
+    reg        cyc_q, stb_q, we_q;
+    reg [5:0]  adr_q;
+    reg [31:0] dat_q;
+    reg        busy_q;                 // an access taken, its stb not yet dropped
+    always @(posedge i_clk) begin
+        cyc_q <= i_wb_cyc; stb_q <= i_wb_stb; we_q <= i_wb_we;
+        adr_q <= i_wb_adr; dat_q <= i_wb_dat;
+    end
+    wire acc = cyc_q && stb_q && !busy_q;
+    // B1: one registered strobe per register written or read with an effect.
+    reg        w_ctrl, w_presc, w_status, w_adv, w_arm_lo, w_arm_hi, w_cmd, w_search, w_bad;
+    reg        r_acc, r_pop, r_now_lo;
+    reg [5:0]  r_adr;
+    reg [31:0] wdat;
+    reg        wdat_nz;                // wdat != 0, for ADVANCE
+    always @(posedge i_clk) begin
+        busy_q   <= i_rst ? 1'b0 : acc ? 1'b1 : stb_q ? busy_q : 1'b0;
+        w_ctrl   <= acc && we_q && adr_q == TW_REG_CTRL;
+        w_presc  <= acc && we_q && adr_q == TW_REG_PRESCALE;
+        w_status <= acc && we_q && adr_q == TW_REG_STATUS;
+        w_adv    <= acc && we_q && adr_q == TW_REG_ADVANCE;
+        w_arm_lo <= acc && we_q && adr_q == TW_REG_ARM_LO;
+        w_arm_hi <= acc && we_q && adr_q == TW_REG_ARM_HI;
+        w_cmd    <= acc && we_q && adr_q == TW_REG_CMD;
+        w_search <= acc && we_q && adr_q == TW_REG_SEARCH;
+        w_bad    <= acc && we_q && !(adr_q == TW_REG_CTRL || adr_q == TW_REG_PRESCALE
+                     || adr_q == TW_REG_STATUS || adr_q == TW_REG_ADVANCE || adr_q == TW_REG_ARM_LO
+                     || adr_q == TW_REG_ARM_HI || adr_q == TW_REG_CMD || adr_q == TW_REG_SEARCH);
+        r_acc    <= acc && !we_q;
+        r_pop    <= acc && !we_q && adr_q == TW_REG_EVT_TICK;
+        r_now_lo <= acc && !we_q && adr_q == TW_REG_NOW_LO;
+        r_adr    <= adr_q;
+        wdat     <= dat_q;
+        wdat_nz  <= |dat_q;
+    end
+
+    // ------------------------------------------------------ control registers
+    reg [1:0]  ctrl_src_q;
+    reg        ctrl_irq_en_q;
+    reg [31:0] presc_q, arm_lo_q, search_q;
+    reg [15:0] arm_hi_q;
+    reg        presc_zero_q;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            ctrl_src_q <= 2'd3; ctrl_irq_en_q <= 1'b0;
+            presc_q <= 0; presc_zero_q <= 1'b1;
+            arm_lo_q <= 0; arm_hi_q <= 0; search_q <= 0;
+        end else begin
+            if (w_ctrl) begin
+                ctrl_src_q    <= wdat[TW_CTRL_TICK_SRC_LSB +: 2];
+                ctrl_irq_en_q <= wdat[TW_CTRL_IRQ_EN_LSB];
+            end
+            if (w_presc) begin presc_q <= wdat; presc_zero_q <= !wdat_nz; end
+            if (w_arm_lo) arm_lo_q <= wdat;
+            if (w_arm_hi) arm_hi_q <= wdat[15:0];
+            if (w_search) search_q <= wdat;
+        end
+
+    // ------------------------------------------------------- step decision, D
+    reg        step_q;
+    reg        room_q;                 // the FIFO has MARGIN free entries
+    reg        hold_q;
+    // Prescaler: counts presc_q..0; reload_q is set in the clock it reads 0.
+    reg [31:0] pc_q;
+    reg        reload_q;
+    // External tick: synchroniser and edge.
+    reg [2:0]  ext_q;
+    // ADVANCE: what is left, in two 16-bit halves (the high half's borrow
+    // registered), and adv_nz_q == (left != 0), kept a clock ahead so that
+    // the decision reads one flop.
+    reg [15:0] adv_lo_q, adv_hi_q;
+    reg        adv_borrow_q, adv_nz_q;
+    wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q;
+    wire       step_d    = step_host || (ctrl_src_q == SRC_INT && reload_q)
+                        || (ctrl_src_q == SRC_EXT && ext_q[1] && !ext_q[2]);
+    wire       adv_ge1   = |adv_lo_q || |adv_hi_q;
+    wire       adv_ge2   = |adv_lo_q[15:1] || |adv_hi_q;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            step_q <= 1'b0; pc_q <= 0; reload_q <= 1'b0; ext_q <= 0;
+            adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0;
+        end else begin
+            step_q   <= step_d;
+            ext_q    <= {ext_q[1:0], i_ext_tick};
+            pc_q     <= reload_q ? presc_q : pc_q - 32'd1;
+            reload_q <= pc_q == 32'd1 || presc_zero_q;
+            if (w_adv) begin
+                adv_lo_q <= wdat[15:0]; adv_hi_q <= wdat[31:16];
+                adv_borrow_q <= 1'b0; adv_nz_q <= wdat_nz;
+            end else begin
+                {adv_borrow_q, adv_lo_q} <= {1'b0, adv_lo_q} - {16'd0, step_host};
+                adv_hi_q <= adv_hi_q - {15'd0, adv_borrow_q};
+                adv_nz_q <= step_host ? adv_ge2 : adv_ge1;
+            end
+        end
+
+    // ---------------------------------------------------------- counter, C/P
+    reg [23:0] lo_q, hi_q, lo_d_q;
+    reg        carry_q, step_c_q, stepped_p;
+    reg [2:0]  zero_p;                 // lo_d_q's low 8, 16, 24 bits are zero
+    always @(posedge i_clk)
+        if (i_rst) begin
+            lo_q <= 0; hi_q <= 0; lo_d_q <= 0; carry_q <= 1'b0; step_c_q <= 1'b0; stepped_p <= 1'b0;
+            zero_p <= 3'b111;
+        end else begin
+            {carry_q, lo_q} <= {1'b0, lo_q} + {24'd0, step_q};
+            hi_q      <= hi_q + {23'd0, carry_q};
+            lo_d_q    <= lo_q;
+            step_c_q  <= step_q;       // the step that made lo_q
+            stepped_p <= step_c_q;     // ... and so lo_d_q
+            zero_p    <= {lo_q[23:0] == 0, lo_q[15:0] == 0, lo_q[7:0] == 0};
+        end
+    wire [47:0] tick_p  = {hi_q, lo_d_q};
+    wire [3:0]  visit_p = {4{stepped_p}} & {zero_p, 1'b1};
+
+    // ----------------------------------------------------------- tick under V
+    reg [47:0] tick_v;
+    reg [3:0]  visit_v;
+    always @(posedge i_clk)
+        if (i_rst) begin tick_v <= 0; visit_v <= 0; end
+        else begin tick_v <= tick_p; visit_v <= visit_p; end
+
+    // ------------------------------------------------ commands, B2 and V
+    // B2 (the clock before V): decode the command and compare its armed tick
+    // with tick_p, which is tick_v in the next clock: tick - arm as two
+    // 24-bit differences, the high one both with and without the low
+    // half's borrow, so V only picks a sign bit.
+    reg        c_set, c_clear, c_clear_all, c_bad;
+    reg [1:0]  c_lvl;
+    reg [7:0]  c_slot;
+    reg        c_borrow, c_neg0, c_neg1, c_seen;
+    wire [3:0]  cmd_op    = wdat[TW_CMD_OP_LSB +: 4];
+    wire [3:0]  cmd_level = wdat[TW_CMD_LEVEL_LSB +: 4];
+    wire [15:0] cmd_slot  = wdat[TW_CMD_SLOT_LSB +: 16];
+    wire        cmd_ok    = cmd_level < 4'd4 && cmd_slot < 16'd256;
+    wire [23:0] arm_l = arm_lo_q[23:0];
+    wire [23:0] arm_h = {arm_hi_q, arm_lo_q[31:24]};
+    wire [24:0] diff_l  = {1'b0, lo_d_q} - {1'b0, arm_l};
+    wire [23:0] diff_h0 = hi_q - arm_h;
+    wire [23:0] diff_h1 = hi_q - arm_h - 24'd1;
+    always @(posedge i_clk) begin
+        c_set       <= !i_rst && w_cmd && cmd_op == OP_SET && cmd_ok;
+        c_clear     <= !i_rst && w_cmd && cmd_op == OP_CLEAR && cmd_ok;
+        c_clear_all <= !i_rst && w_cmd && cmd_op == OP_CLEAR_ALL;
+        c_bad       <= !i_rst && (w_bad || (w_cmd && !((cmd_op == OP_SET || cmd_op == OP_CLEAR) && cmd_ok)
+                                              && cmd_op != OP_CLEAR_ALL));
+        c_lvl       <= cmd_level[1:0];
+        c_slot      <= cmd_slot[7:0];
+        c_borrow    <= diff_l[24];
+        c_neg0      <= diff_h0[23];
+        c_neg1      <= diff_h1[23];
+        // The visit in V of the slot the SET names reports it (the bitmap's
+        // bypass shows the SET to that visit).
+        c_seen      <= visit_p[cmd_level[1:0]] && tick_p[cmd_level[1:0]*8 +: 8] == cmd_slot[7:0];
+    end
+    wire reached = !(c_borrow ? c_neg1 : c_neg0);    // tick_v - arm >= 0 mod 2^48
+    wire late_v  = c_set && reached && !c_seen;
+
+    // ------------------------------------------------ bitmaps, read in V
+    wire [3:0]  busy_h;
+    wire [15:0] search_word [0:3];
+    genvar gl;
+    generate
+        for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
+            tw_bitmap #(.SLOT_BITS(SB)) u_bitmap (
+                .i_clk(i_clk), .i_rst(i_rst), .i_clear_all(c_clear_all),
+                .i_wr((c_set || c_clear) && c_lvl == gl), .i_wr_slot(c_slot), .i_wr_val(c_set),
+                .i_visit_slot(tick_v[gl*SB +: SB]), .o_visit_bit(busy_h[gl]),
+                .i_search_word(search_q[gl*4 +: 4]), .o_search_word(search_word[gl])
+            );
+        end
+    endgenerate
+    always @(posedge i_clk)
+        o_search_parity <= ^{search_word[0], search_word[1], search_word[2], search_word[3]};
+
+    // ------------------------------------------------ entry, H; push, E
+    reg [47:0] tick_h;
+    reg [3:0]  visit_h;
+    reg        late_h;
+    reg [1:0]  lvl_h;
+    reg [7:0]  slot_h;
+    always @(posedge i_clk) begin
+        tick_h  <= tick_v;
+        visit_h <= i_rst ? 4'd0 : visit_v;
+        late_h  <= !i_rst && late_v;
+        lvl_h   <= c_lvl;
+        slot_h  <= c_slot;
+    end
+    wire [3:0] hit_h = visit_h & busy_h;
+    reg [ENTRY_W-1:0] entry_e;
+    reg               push_e;
+    reg [2:0]         n_events_e;
+    reg               late_e;
+    always @(posedge i_clk) begin
+        entry_e    <= {tick_h, hit_h, late_h, lvl_h, slot_h};
+        push_e     <= !i_rst && (|hit_h || late_h);
+        n_events_e <= {2'd0, hit_h[0]} + {2'd0, hit_h[1]} + {2'd0, hit_h[2]} + {2'd0, hit_h[3]}
+                      + {2'd0, late_h};
+        late_e     <= !i_rst && late_h;
+    end
+
+    wire [ENTRY_W-1:0] head;
+    wire [FIFO_LOG2:0] fifo_count;
+    wire               fifo_full, fifo_empty, push_ok;
+    reg                pop_fifo;
+    tw_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
+        .i_clk(i_clk), .i_rst(i_rst),
+        .i_push(push_e), .i_data(entry_e), .o_push_ok(push_ok),
+        .i_pop(pop_fifo), .o_head(head),
+        .o_count(fifo_count), .o_full(fifo_full), .o_empty(fifo_empty)
+    );
+
+    // Status and statistics, a clock after E.
+    reg        overflow_q, cmd_err_q;
+    reg        dropped_q, cmd_q, bad_q, late_cnt_q;
+    reg [2:0]  events_q;
+    reg [31:0] cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            overflow_q <= 1'b0; cmd_err_q <= 1'b0; hold_q <= 1'b0; room_q <= 1'b1;
+            dropped_q <= 1'b0; cmd_q <= 1'b0; bad_q <= 1'b0; late_cnt_q <= 1'b0; events_q <= 0;
+            cnt_events_q <= 0; cnt_late_q <= 0; cnt_overflow_q <= 0; cnt_cmds_q <= 0; cnt_buserr_q <= 0;
+        end else begin
+            room_q     <= fifo_count <= 5'd16 - MARGIN[4:0];
+            dropped_q  <= push_e && !push_ok;
+            events_q   <= push_e && push_ok ? n_events_e : 3'd0;
+            late_cnt_q <= late_e && push_ok;
+            cmd_q      <= c_set || c_clear || c_clear_all;
+            bad_q      <= c_bad;
+            if (dropped_q) overflow_q <= 1'b1;
+            else if (w_status && wdat[TW_STATUS_OVERFLOW_LSB]) overflow_q <= 1'b0;
+            if (bad_q) cmd_err_q <= 1'b1;
+            else if (w_status && wdat[TW_STATUS_CMD_ERR_LSB]) cmd_err_q <= 1'b0;
+            if (w_status && wdat[TW_STATUS_HOLD_LSB]) hold_q <= 1'b0;
+            cnt_events_q   <= cnt_events_q + {29'd0, events_q};
+            cnt_late_q     <= cnt_late_q + {31'd0, late_cnt_q};
+            cnt_overflow_q <= cnt_overflow_q + {31'd0, dropped_q};
+            cnt_cmds_q     <= cnt_cmds_q + {31'd0, cmd_q};
+            cnt_buserr_q   <= cnt_buserr_q + {31'd0, bad_q};
+        end
+
+    // -------------------------------------------- event read-out, registered
+    // The head entry's events go out late arm first, then levels upward;
+    // EVT_INFO and EVT_TICK are formed from a registered copy of the head.
+    // They lag a pop by two clocks, less than the bus's access spacing.
+    reg [ENTRY_W-1:0] head_q;
+    reg               empty_q;
+    reg [3:0]         consumed_mask_q;
+    reg               consumed_late_q;
+    wire [47:0] h_tick  = head_q[ENTRY_W-1 -: 48];
+    wire [3:0]  h_mask  = head_q[1+2+SB +: 4];
+    wire        h_late  = head_q[2+SB];
+    wire [1:0]  h_level = head_q[SB +: 2];
+    wire [7:0]  h_slot  = head_q[0 +: SB];
+    wire        rem_late = h_late && !consumed_late_q;
+    wire [3:0]  rem_mask = h_mask & ~consumed_mask_q;
+    wire [1:0]  vis_level = rem_mask[0] ? 2'd0 : rem_mask[1] ? 2'd1 : rem_mask[2] ? 2'd2 : 2'd3;
+    wire [3:0]  vis_bit   = rem_mask & ~(rem_mask - 4'd1);
+    reg [31:0] evt_info_q, evt_tick_q;
+    reg        ev_last_q, rem_late_q;
+    reg [3:0]  vis_bit_q;
+    always @(posedge i_clk) begin
+        head_q     <= head;
+        empty_q    <= fifo_empty;
+        evt_info_q <= empty_q ? 32'd0
+                    : {1'b1, rem_late, rem_late ? h_level : vis_level, 4'd0,
+                       rem_late ? h_slot : h_tick[vis_level*8 +: 8], h_tick[47:32]};
+        evt_tick_q <= h_tick[31:0];
+        ev_last_q  <= rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+        rem_late_q <= rem_late;
+        vis_bit_q  <= vis_bit;
+        pop_fifo   <= !i_rst && r_pop && !empty_q && ev_last_q;
+        if (i_rst || pop_fifo) begin
+            consumed_mask_q <= 0; consumed_late_q <= 1'b0;
+        end else if (r_pop && !empty_q) begin
+            if (rem_late_q) consumed_late_q <= 1'b1;
+            else consumed_mask_q <= consumed_mask_q | vis_bit_q;
+        end
+    end
+
+    // ---------------------------------------------- read mux, two stages
+    reg [15:0] now_hi_latch_q;
+    reg [31:0] grp_q [0:5];
+    reg        rd1_q;
+    reg [2:0]  rd1_grp_q;
+    wire [31:0] status = {11'd0, fifo_count, 10'd0, 1'b0, o_irq, adv_nz_q, cmd_err_q, hold_q, overflow_q};
+    wire [31:0] caps   = {8'd0, 8'd48, 4'd0, 4'd4, 4'd0, 4'd8, 4'd0, 4'd4};
+    always @(posedge i_clk) begin
+        if (r_now_lo) now_hi_latch_q <= tick_v[47:32];
+        rd1_q     <= !i_rst && r_acc;
+        rd1_grp_q <= r_adr[5:3];
+        // Stage 1: eight registers a group, picked by the low address bits.
+        case (r_adr[2:0])
+            3'd0: grp_q[0] <= TW_ID_MAGIC;          3'd1: grp_q[0] <= {TW_VERSION_MAJOR, TW_VERSION_MINOR};
+            3'd2: grp_q[0] <= caps;                 3'd3: grp_q[0] <= {28'd0, 1'b0, ctrl_irq_en_q, ctrl_src_q};
+            3'd4: grp_q[0] <= presc_q;              3'd5: grp_q[0] <= status;
+            3'd6: grp_q[0] <= tick_v[31:0];         default: grp_q[0] <= {16'd0, now_hi_latch_q};
+        endcase
+        case (r_adr[2:0])
+            3'd0: grp_q[1] <= {adv_hi_q, adv_lo_q}; 3'd1: grp_q[1] <= arm_lo_q;
+            3'd2: grp_q[1] <= {16'd0, arm_hi_q};    3'd3: grp_q[1] <= 32'd0;
+            3'd4: grp_q[1] <= evt_info_q;           3'd5: grp_q[1] <= evt_tick_q;
+            3'd6: grp_q[1] <= cnt_events_q;         default: grp_q[1] <= cnt_late_q;
+        endcase
+        case (r_adr[2:0])
+            3'd0: grp_q[2] <= cnt_overflow_q;       3'd1: grp_q[2] <= cnt_cmds_q;
+            3'd2: grp_q[2] <= cnt_buserr_q;         3'd3: grp_q[2] <= search_q;
+            default: grp_q[2] <= 32'd0;
+        endcase
+        // Stage 2: the group.
+        o_wb_ack <= rd1_q || (!i_rst && (w_ctrl || w_presc || w_status || w_adv || w_arm_lo
+                                         || w_arm_hi || w_cmd || w_search || w_bad));
+        o_wb_dat <= !rd1_q ? 32'd0 : rd1_grp_q == 3'd0 ? grp_q[0] : rd1_grp_q == 3'd1 ? grp_q[1]
+                  : rd1_grp_q == 3'd2 ? grp_q[2] : 32'd0;
+        o_irq    <= ctrl_irq_en_q && !empty_q;
+    end
+endmodule
+
+// The prototype on a device with few pins: the bus request comes from a
+// shift register fed by one pin (so it is arbitrary and nothing folds
+// away), and the read data, ack, IRQ and the search ports' parity leave
+// through one registered parity pin.
+module tickpath_top (
+    input  wire i_clk,
+    input  wire i_rst,
+    input  wire i_bit,
+    input  wire i_ext_tick,
+    output reg  o_parity
+);
+    reg [40:0] sh_q = 0;
+    always @(posedge i_clk) sh_q <= {sh_q[39:0], i_bit};
+    wire        ack, irq, sp;
+    wire [31:0] dat;
+    tickpath u_tp (
+        .i_clk(i_clk), .i_rst(i_rst),
+        .i_wb_cyc(sh_q[40]), .i_wb_stb(sh_q[39]), .i_wb_we(sh_q[38]), .i_wb_adr(sh_q[37:32]),
+        .i_wb_dat(sh_q[31:0]), .o_wb_ack(ack), .o_wb_dat(dat),
+        .i_ext_tick(i_ext_tick), .o_irq(irq), .o_search_parity(sp)
+    );
+    reg [7:0] par_q;
+    integer i;
+    always @(posedge i_clk) begin
+        for (i = 0; i < 8; i = i + 1) par_q[i] <= ^dat[i*4 +: 4];
+        o_parity <= ^{par_q, ack, irq, sp};
+    end
+endmodule
+`default_nettype wire
