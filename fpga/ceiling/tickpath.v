@@ -12,7 +12,8 @@
 //   P  {hi_q, lo_d_q}: the counter a clock ago, consistent; per-level
 //      "fields below are zero" flags; the SET's split arm comparison
 //   V  the tick under visit: bitmap read addresses, bitmap writes, late check
-//   H  busy bits back from block RAM: the entry {tick, hits, late, lvl, slot}
+//   H  busy bits back from block RAM, registered
+//   G  the entry {tick, hits, late, lvl, slot}
 //   E  FIFO push
 // Time as the bus sees it (NOW, the late check) is the tick in stage V.
 module tickpath (
@@ -36,7 +37,7 @@ module tickpath (
     localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
     // Ticks decided but not yet in the FIFO (D..E plus the room flag's own
     // lag) and one late entry: virtual time stops stepping this far from full.
-    localparam integer MARGIN = 9;
+    localparam integer MARGIN = 10;
 
     // ------------------------------------------------------------- bus, B0/B1
     reg        cyc_q, stb_q, we_q;
@@ -54,6 +55,7 @@ module tickpath (
     reg [5:0]  r_adr;
     reg [31:0] wdat;
     reg        wdat_nz;                // wdat != 0, for ADVANCE
+    reg        wop_set, wop_clear, wop_clear_all, wcmd_ok;
     always @(posedge i_clk) begin
         busy_q   <= i_rst ? 1'b0 : acc ? 1'b1 : stb_q ? busy_q : 1'b0;
         w_ctrl   <= acc && we_q && adr_q == TW_REG_CTRL;
@@ -73,6 +75,11 @@ module tickpath (
         r_adr    <= adr_q;
         wdat     <= dat_q;
         wdat_nz  <= |dat_q;
+        // A CMD's op and whether its level and slot exist, decoded here.
+        wop_set       <= dat_q[TW_CMD_OP_LSB +: 4] == OP_SET;
+        wop_clear     <= dat_q[TW_CMD_OP_LSB +: 4] == OP_CLEAR;
+        wop_clear_all <= dat_q[TW_CMD_OP_LSB +: 4] == OP_CLEAR_ALL;
+        wcmd_ok       <= dat_q[TW_CMD_LEVEL_LSB + 2 +: 2] == 2'd0 && dat_q[TW_CMD_SLOT_LSB + 8 +: 8] == 8'd0;
     end
 
     // ------------------------------------------------------ control registers
@@ -106,20 +113,27 @@ module tickpath (
     reg        reload_q;
     // External tick: synchroniser and edge.
     reg [2:0]  ext_q;
-    // ADVANCE: what is left, in two 16-bit halves (the high half's borrow
-    // registered), and adv_nz_q == (left != 0), kept a clock ahead so that
-    // the decision reads one flop.
+    // ADVANCE: what is left is {adv_hi_q, adv_lo_q} - adv_pend_q, the
+    // decision's decrement applied a clock later, in two 16-bit halves (the
+    // high half's borrow registered a clock later again). adv_nz_q ==
+    // (left != 0) is kept a clock ahead so that the decision reads one flop.
     reg [15:0] adv_lo_q, adv_hi_q;
-    reg        adv_borrow_q, adv_nz_q;
+    reg        adv_borrow_q, adv_nz_q, adv_pend_q;
     wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q;
     wire       step_d    = step_host || (ctrl_src_q == SRC_INT && reload_q)
                         || (ctrl_src_q == SRC_EXT && ext_q[1] && !ext_q[2]);
+    // {adv_hi_q, adv_lo_q} >= 1, 2, 3 (a pending high borrow leaves the low
+    // half at 0xffff, so the high half's lag never matters here).
     wire       adv_ge1   = |adv_lo_q || |adv_hi_q;
     wire       adv_ge2   = |adv_lo_q[15:1] || |adv_hi_q;
+    wire       adv_ge3   = |adv_lo_q[15:2] || &adv_lo_q[1:0] || |adv_hi_q;
+    // left >= 1 and left >= 2, with the pending decrement taken off.
+    wire       left_ge1  = adv_pend_q ? adv_ge2 : adv_ge1;
+    wire       left_ge2  = adv_pend_q ? adv_ge3 : adv_ge2;
     always @(posedge i_clk)
         if (i_rst) begin
             step_q <= 1'b0; pc_q <= 0; reload_q <= 1'b0; ext_q <= 0;
-            adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0;
+            adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0; adv_pend_q <= 1'b0;
         end else begin
             step_q   <= step_d;
             ext_q    <= {ext_q[1:0], i_ext_tick};
@@ -127,11 +141,12 @@ module tickpath (
             reload_q <= pc_q == 32'd1 || presc_zero_q;
             if (w_adv) begin
                 adv_lo_q <= wdat[15:0]; adv_hi_q <= wdat[31:16];
-                adv_borrow_q <= 1'b0; adv_nz_q <= wdat_nz;
+                adv_borrow_q <= 1'b0; adv_nz_q <= wdat_nz; adv_pend_q <= 1'b0;
             end else begin
-                {adv_borrow_q, adv_lo_q} <= {1'b0, adv_lo_q} - {16'd0, step_host};
+                adv_pend_q <= step_host;
+                {adv_borrow_q, adv_lo_q} <= {1'b0, adv_lo_q} - {16'd0, adv_pend_q};
                 adv_hi_q <= adv_hi_q - {15'd0, adv_borrow_q};
-                adv_nz_q <= step_host ? adv_ge2 : adv_ge1;
+                adv_nz_q <= step_host ? left_ge2 : left_ge1;
             end
         end
 
@@ -144,7 +159,9 @@ module tickpath (
             lo_q <= 0; hi_q <= 0; lo_d_q <= 0; carry_q <= 1'b0; step_c_q <= 1'b0; stepped_p <= 1'b0;
             zero_p <= 3'b111;
         end else begin
-            {carry_q, lo_q} <= {1'b0, lo_q} + {24'd0, step_q};
+            // The step enables the flops; the chain adds a constant one.
+            if (step_q) lo_q <= lo_q + 24'd1;
+            carry_q   <= step_q && &lo_q;
             hi_q      <= hi_q + {23'd0, carry_q};
             lo_d_q    <= lo_q;
             step_c_q  <= step_q;       // the step that made lo_q
@@ -167,24 +184,23 @@ module tickpath (
     // 24-bit differences, the high one both with and without the low
     // half's borrow, so V only picks a sign bit.
     reg        c_set, c_clear, c_clear_all, c_bad;
+    reg [3:0]  c_wr;                   // the level a SET or CLEAR writes
     reg [1:0]  c_lvl;
     reg [7:0]  c_slot;
     reg        c_borrow, c_neg0, c_neg1, c_seen;
-    wire [3:0]  cmd_op    = wdat[TW_CMD_OP_LSB +: 4];
     wire [3:0]  cmd_level = wdat[TW_CMD_LEVEL_LSB +: 4];
     wire [15:0] cmd_slot  = wdat[TW_CMD_SLOT_LSB +: 16];
-    wire        cmd_ok    = cmd_level < 4'd4 && cmd_slot < 16'd256;
     wire [23:0] arm_l = arm_lo_q[23:0];
     wire [23:0] arm_h = {arm_hi_q, arm_lo_q[31:24]};
     wire [24:0] diff_l  = {1'b0, lo_d_q} - {1'b0, arm_l};
     wire [23:0] diff_h0 = hi_q - arm_h;
-    wire [23:0] diff_h1 = hi_q - arm_h - 24'd1;
+    wire [23:0] diff_h1 = hi_q + ~arm_h;            // hi - arm_h - 1: one carry chain
     always @(posedge i_clk) begin
-        c_set       <= !i_rst && w_cmd && cmd_op == OP_SET && cmd_ok;
-        c_clear     <= !i_rst && w_cmd && cmd_op == OP_CLEAR && cmd_ok;
-        c_clear_all <= !i_rst && w_cmd && cmd_op == OP_CLEAR_ALL;
-        c_bad       <= !i_rst && (w_bad || (w_cmd && !((cmd_op == OP_SET || cmd_op == OP_CLEAR) && cmd_ok)
-                                              && cmd_op != OP_CLEAR_ALL));
+        c_set       <= !i_rst && w_cmd && wop_set && wcmd_ok;
+        c_clear     <= !i_rst && w_cmd && wop_clear && wcmd_ok;
+        c_clear_all <= !i_rst && w_cmd && wop_clear_all;
+        c_bad       <= !i_rst && (w_bad || (w_cmd && !((wop_set || wop_clear) && wcmd_ok) && !wop_clear_all));
+        c_wr        <= !i_rst && w_cmd && (wop_set || wop_clear) && wcmd_ok ? 4'd1 << cmd_level[1:0] : 4'd0;
         c_lvl       <= cmd_level[1:0];
         c_slot      <= cmd_slot[7:0];
         c_borrow    <= diff_l[24];
@@ -205,14 +221,18 @@ module tickpath (
         for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
             tw_bitmap #(.SLOT_BITS(SB)) u_bitmap (
                 .i_clk(i_clk), .i_rst(i_rst), .i_clear_all(c_clear_all),
-                .i_wr((c_set || c_clear) && c_lvl == gl), .i_wr_slot(c_slot), .i_wr_val(c_set),
+                .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set),
                 .i_visit_slot(tick_v[gl*SB +: SB]), .o_visit_bit(busy_h[gl]),
                 .i_search_word(search_q[gl*4 +: 4]), .o_search_word(search_word[gl])
             );
         end
     endgenerate
-    always @(posedge i_clk)
-        o_search_parity <= ^{search_word[0], search_word[1], search_word[2], search_word[3]};
+    reg [15:0] search_word_q [0:3];
+    always @(posedge i_clk) begin
+        search_word_q[0] <= search_word[0]; search_word_q[1] <= search_word[1];
+        search_word_q[2] <= search_word[2]; search_word_q[3] <= search_word[3];
+        o_search_parity <= ^{search_word_q[0], search_word_q[1], search_word_q[2], search_word_q[3]};
+    end
 
     // ------------------------------------------------ entry, H; push, E
     reg [47:0] tick_h;
@@ -227,17 +247,31 @@ module tickpath (
         lvl_h   <= c_lvl;
         slot_h  <= c_slot;
     end
-    wire [3:0] hit_h = visit_h & busy_h;
+    // G: the busy bits registered as they leave the bitmaps.
+    reg [47:0] tick_g;
+    reg [3:0]  visit_g, busy_g;
+    reg        late_g;
+    reg [1:0]  lvl_g;
+    reg [7:0]  slot_g;
+    always @(posedge i_clk) begin
+        tick_g  <= tick_h;
+        visit_g <= i_rst ? 4'd0 : visit_h;
+        busy_g  <= busy_h;
+        late_g  <= !i_rst && late_h;
+        lvl_g   <= lvl_h;
+        slot_g  <= slot_h;
+    end
+    wire [3:0] hit_g = visit_g & busy_g;
     reg [ENTRY_W-1:0] entry_e;
     reg               push_e;
     reg [2:0]         n_events_e;
     reg               late_e;
     always @(posedge i_clk) begin
-        entry_e    <= {tick_h, hit_h, late_h, lvl_h, slot_h};
-        push_e     <= !i_rst && (|hit_h || late_h);
-        n_events_e <= {2'd0, hit_h[0]} + {2'd0, hit_h[1]} + {2'd0, hit_h[2]} + {2'd0, hit_h[3]}
-                      + {2'd0, late_h};
-        late_e     <= !i_rst && late_h;
+        entry_e    <= {tick_g, hit_g, late_g, lvl_g, slot_g};
+        push_e     <= !i_rst && (|hit_g || late_g);
+        n_events_e <= {2'd0, hit_g[0]} + {2'd0, hit_g[1]} + {2'd0, hit_g[2]} + {2'd0, hit_g[3]}
+                      + {2'd0, late_g};
+        late_e     <= !i_rst && late_g;
     end
 
     wire [ENTRY_W-1:0] head;
@@ -283,16 +317,16 @@ module tickpath (
     // -------------------------------------------- event read-out, registered
     // The head entry's events go out late arm first, then levels upward;
     // EVT_INFO and EVT_TICK are formed from a registered copy of the head.
-    // They lag a pop by two clocks, less than the bus's access spacing.
-    reg [ENTRY_W-1:0] head_q;
-    reg               empty_q;
+    // They lag a pop by four clocks, less than the bus's access spacing.
+    reg [ENTRY_W-1:0] head_q, head2_q;    // head_q is the block RAM's own output register
+    reg               empty1_q, empty_q;
     reg [3:0]         consumed_mask_q;
     reg               consumed_late_q;
-    wire [47:0] h_tick  = head_q[ENTRY_W-1 -: 48];
-    wire [3:0]  h_mask  = head_q[1+2+SB +: 4];
-    wire        h_late  = head_q[2+SB];
-    wire [1:0]  h_level = head_q[SB +: 2];
-    wire [7:0]  h_slot  = head_q[0 +: SB];
+    wire [47:0] h_tick  = head2_q[ENTRY_W-1 -: 48];
+    wire [3:0]  h_mask  = head2_q[1+2+SB +: 4];
+    wire        h_late  = head2_q[2+SB];
+    wire [1:0]  h_level = head2_q[SB +: 2];
+    wire [7:0]  h_slot  = head2_q[0 +: SB];
     wire        rem_late = h_late && !consumed_late_q;
     wire [3:0]  rem_mask = h_mask & ~consumed_mask_q;
     wire [1:0]  vis_level = rem_mask[0] ? 2'd0 : rem_mask[1] ? 2'd1 : rem_mask[2] ? 2'd2 : 2'd3;
@@ -302,7 +336,9 @@ module tickpath (
     reg [3:0]  vis_bit_q;
     always @(posedge i_clk) begin
         head_q     <= head;
-        empty_q    <= fifo_empty;
+        head2_q    <= head_q;
+        empty1_q   <= fifo_empty;
+        empty_q    <= empty1_q;
         evt_info_q <= empty_q ? 32'd0
                     : {1'b1, rem_late, rem_late ? h_level : vis_level, 4'd0,
                        rem_late ? h_slot : h_tick[vis_level*8 +: 8], h_tick[47:32]};
@@ -369,11 +405,15 @@ module tickpath_top (
     output reg  o_parity
 );
     reg [40:0] sh_q = 0;
-    always @(posedge i_clk) sh_q <= {sh_q[39:0], i_bit};
+    reg        rst_q = 1'b1;
+    always @(posedge i_clk) begin
+        sh_q  <= {sh_q[39:0], i_bit};
+        rst_q <= i_rst;
+    end
     wire        ack, irq, sp;
     wire [31:0] dat;
     tickpath u_tp (
-        .i_clk(i_clk), .i_rst(i_rst),
+        .i_clk(i_clk), .i_rst(rst_q),
         .i_wb_cyc(sh_q[40]), .i_wb_stb(sh_q[39]), .i_wb_we(sh_q[38]), .i_wb_adr(sh_q[37:32]),
         .i_wb_dat(sh_q[31:0]), .o_wb_ack(ack), .o_wb_dat(dat),
         .i_ext_tick(i_ext_tick), .o_irq(irq), .o_search_parity(sp)
