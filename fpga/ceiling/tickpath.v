@@ -187,7 +187,8 @@ module tickpath (
     reg [3:0]  c_wr;                   // the level a SET or CLEAR writes
     reg [1:0]  c_lvl;
     reg [7:0]  c_slot;
-    reg        c_borrow, c_neg0, c_neg1, c_seen;
+    reg        c_borrow, c_neg0, c_neg1;
+    reg [3:0]  c_match;
     wire [3:0]  cmd_level = wdat[TW_CMD_LEVEL_LSB +: 4];
     wire [15:0] cmd_slot  = wdat[TW_CMD_SLOT_LSB +: 16];
     wire [23:0] arm_l = arm_lo_q[23:0];
@@ -206,12 +207,15 @@ module tickpath (
         c_borrow    <= diff_l[24];
         c_neg0      <= diff_h0[23];
         c_neg1      <= diff_h1[23];
-        // The visit in V of the slot the SET names reports it (the bitmap's
-        // bypass shows the SET to that visit).
-        c_seen      <= visit_p[cmd_level[1:0]] && tick_p[cmd_level[1:0]*8 +: 8] == cmd_slot[7:0];
+        // Per level: the tick's slot is the command's slot.
+        c_match     <= {tick_p[24 +: 8] == cmd_slot[7:0], tick_p[16 +: 8] == cmd_slot[7:0],
+                        tick_p[8 +: 8] == cmd_slot[7:0], tick_p[0 +: 8] == cmd_slot[7:0]};
     end
     wire reached = !(c_borrow ? c_neg1 : c_neg0);    // tick_v - arm >= 0 mod 2^48
-    wire late_v  = c_set && reached && !c_seen;
+    // The visit in V of the slot the SET names reports it (the bitmap's
+    // bypass shows the SET to that visit).
+    wire seen_v  = |(c_match & visit_v & c_wr);
+    wire late_v  = c_set && reached && !seen_v;
 
     // ------------------------------------------------ bitmaps, read in V
     wire [3:0]  busy_h;
