@@ -12,7 +12,8 @@
 //   P  {hi_q, lo_d_q}: the counter a clock ago, consistent; per-level
 //      "fields below are zero" flags; the SET's split arm comparison
 //   V  the tick under visit: bitmap read addresses, bitmap writes, late check
-//   H  busy bits back from block RAM, registered
+//   H  busy words back from block RAM (tp_bitmap), the written bit patched in
+//   H2 the slot's bit picked from its word (tp_bitmap)
 //   G  the entry {tick, hits, late, lvl, slot}
 //   E  FIFO push
 // Time as the bus sees it (NOW, the late check) is the tick in stage V.
@@ -37,7 +38,7 @@ module tickpath (
     localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
     // Ticks decided but not yet in the FIFO (D..E plus the room flag's own
     // lag) and one late entry: virtual time stops stepping this far from full.
-    localparam integer MARGIN = 10;
+    localparam integer MARGIN = 11;
 
     // ------------------------------------------------------------- bus, B0/B1
     reg        cyc_q, stb_q, we_q;
@@ -218,12 +219,12 @@ module tickpath (
     wire late_v  = c_set && reached && !seen_v;
 
     // ------------------------------------------------ bitmaps, read in V
-    wire [3:0]  busy_h;
+    wire [3:0]  busy_h;                // despite its name, valid in G
     wire [15:0] search_word [0:3];
     genvar gl;
     generate
         for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
-            tw_bitmap #(.SLOT_BITS(SB)) u_bitmap (
+            tp_bitmap u_bitmap (
                 .i_clk(i_clk), .i_rst(i_rst), .i_clear_all(c_clear_all),
                 .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set),
                 .i_visit_slot(tick_v[gl*SB +: SB]), .o_visit_bit(busy_h[gl]),
@@ -251,21 +252,21 @@ module tickpath (
         lvl_h   <= c_lvl;
         slot_h  <= c_slot;
     end
-    // G: the busy bits registered as they leave the bitmaps.
-    reg [47:0] tick_g;
-    reg [3:0]  visit_g, busy_g;
-    reg        late_g;
-    reg [1:0]  lvl_g;
-    reg [7:0]  slot_g;
+    // H2, G: waiting for the busy bits, which tp_bitmap registers twice
+    // on their way out of block RAM.
+    reg [47:0] tick_h2, tick_g;
+    reg [3:0]  visit_h2, visit_g;
+    reg        late_h2, late_g;
+    reg [1:0]  lvl_h2, lvl_g;
+    reg [7:0]  slot_h2, slot_g;
     always @(posedge i_clk) begin
-        tick_g  <= tick_h;
-        visit_g <= i_rst ? 4'd0 : visit_h;
-        busy_g  <= busy_h;
-        late_g  <= !i_rst && late_h;
-        lvl_g   <= lvl_h;
-        slot_g  <= slot_h;
+        tick_h2  <= tick_h;                   tick_g  <= tick_h2;
+        visit_h2 <= i_rst ? 4'd0 : visit_h;   visit_g <= i_rst ? 4'd0 : visit_h2;
+        late_h2  <= !i_rst && late_h;         late_g  <= !i_rst && late_h2;
+        lvl_h2   <= lvl_h;                    lvl_g   <= lvl_h2;
+        slot_h2  <= slot_h;                   slot_g  <= slot_h2;
     end
-    wire [3:0] hit_g = visit_g & busy_g;
+    wire [3:0] hit_g = visit_g & busy_h;      // busy_h: tp_bitmap's registered output
     reg [ENTRY_W-1:0] entry_e;
     reg               push_e;
     reg [2:0]         n_events_e;
@@ -428,5 +429,94 @@ module tickpath_top (
         for (i = 0; i < 8; i = i + 1) par_q[i] <= ^dat[i*4 +: 4];
         o_parity <= ^{par_q, ack, irq, sp};
     end
+endmodule
+`default_nettype wire
+
+`default_nettype none
+// tp_bitmap: rtl/tw_bitmap.v with its visit port pipelined. The same block
+// RAM words, written-word flags and same-clock bypass, but the visit read
+// takes two more clocks: the word leaving block RAM is registered with the
+// bypassed bit patched in (one LUT a bit after the RAM), and the slot's bit
+// is picked from that register by a one-hot mask and registered again.
+// o_visit_bit is thus the bitmap as it stood after the address's clock,
+// two clocks later than tw_bitmap gives it. The search port is tw_bitmap's.
+module tp_bitmap (
+    input  wire        i_clk,
+    input  wire        i_rst,
+    input  wire        i_clear_all,
+    input  wire        i_wr,
+    input  wire [7:0]  i_wr_slot,
+    input  wire        i_wr_val,
+    input  wire [7:0]  i_visit_slot,
+    output reg         o_visit_bit,
+    input  wire [3:0]  i_search_word,
+    output wire [15:0] o_search_word
+);
+    wire [3:0] wr_word  = i_wr_slot[7:4];
+    wire [3:0] wr_bit   = i_wr_slot[3:0];
+    wire [3:0] vis_word = i_visit_slot[7:4];
+
+    reg [15:0] mem_visit  [0:15];
+    reg [15:0] mem_search [0:15];
+    reg [15:0] written_q;
+    wire       do_wr     = i_wr && !i_rst && !i_clear_all;
+    wire       word_seen = written_q[wr_word];
+
+    function [15:0] written_word;
+        input [15:0] old;
+        input        seen;
+        input [3:0]  bit_ix;
+        input        val;
+        integer i;
+        reg hit, mask, data;
+        for (i = 0; i < 16; i = i + 1) begin
+            hit  = i[3:0] == bit_ix;
+            mask = seen ? hit : 1'b1;
+            data = val ? hit : 1'b0;
+            written_word[i] = mask ? data : old[i];
+        end
+    endfunction
+    always @(posedge i_clk)
+        if (do_wr) begin
+            mem_visit[wr_word]  <= written_word(mem_visit[wr_word], word_seen, wr_bit, i_wr_val);
+            mem_search[wr_word] <= written_word(mem_search[wr_word], word_seen, wr_bit, i_wr_val);
+        end
+
+    reg [15:0] visit_raw_q, search_raw_q;
+    reg        visit_seen_q, search_seen_q, search_byp_q;
+    reg [15:0] visit_byp_q;            // one-hot: the bit this clock's write sets or clears
+    reg [15:0] visit_pick_q;           // one-hot: the slot's bit in its word
+    reg [3:0]  byp_bit_q;
+    reg        byp_val_q;
+    always @(posedge i_clk) begin
+        visit_raw_q   <= mem_visit[vis_word];
+        search_raw_q  <= mem_search[i_search_word];
+        visit_pick_q  <= 16'd1 << i_visit_slot[3:0];
+        visit_seen_q  <= written_q[vis_word] && !i_clear_all && !i_rst;
+        search_seen_q <= written_q[i_search_word] && !i_clear_all && !i_rst;
+        visit_byp_q   <= do_wr && wr_word == vis_word ? 16'd1 << wr_bit : 16'd0;
+        search_byp_q  <= do_wr && wr_word == i_search_word;
+        byp_bit_q     <= wr_bit;
+        byp_val_q     <= i_wr_val;
+        if (i_rst || i_clear_all)
+            written_q <= 0;
+        else if (do_wr)
+            written_q[wr_word] <= 1'b1;
+    end
+
+    // Visit: the word with the write patched in, then the slot's bit.
+    reg [15:0] visit_word_q, visit_pick2_q;
+    integer i;
+    always @(posedge i_clk) begin
+        for (i = 0; i < 16; i = i + 1)
+            visit_word_q[i] <= visit_byp_q[i] ? byp_val_q : visit_raw_q[i] && visit_seen_q;
+        visit_pick2_q <= visit_pick_q;
+        o_visit_bit   <= |(visit_word_q & visit_pick2_q);
+    end
+
+    wire [15:0] byp_onehot = 16'd1 << byp_bit_q;
+    wire [15:0] search_old = search_seen_q ? search_raw_q : 16'd0;
+    assign o_search_word = !search_byp_q ? search_old
+                         : byp_val_q ? search_old | byp_onehot : search_old & ~byp_onehot;
 endmodule
 `default_nettype wire
