@@ -109,8 +109,11 @@ module tickpath (
     reg        step_q;
     reg        room_q;                 // the FIFO has MARGIN free entries
     reg        hold_q;
-    // Prescaler: counts presc_q..0; reload_q is set in the clock it reads 0.
-    reg [31:0] pc_q;
+    // Prescaler: counts presc_q..0 in two 16-bit halves, the high half's
+    // borrow registered; reload_q is set in the clock it reads 0. (At
+    // pc == 1 no borrow is pending: the last one left the low half at 0xffff.)
+    reg [15:0] pc_lo_q, pc_hi_q;
+    reg        pc_borrow_q;
     reg        reload_q;
     // External tick: synchroniser and edge.
     reg [2:0]  ext_q;
@@ -133,13 +136,19 @@ module tickpath (
     wire       left_ge2  = adv_pend_q ? adv_ge3 : adv_ge2;
     always @(posedge i_clk)
         if (i_rst) begin
-            step_q <= 1'b0; pc_q <= 0; reload_q <= 1'b0; ext_q <= 0;
+            step_q <= 1'b0; pc_lo_q <= 0; pc_hi_q <= 0; pc_borrow_q <= 1'b0; reload_q <= 1'b0; ext_q <= 0;
             adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0; adv_pend_q <= 1'b0;
         end else begin
             step_q   <= step_d;
             ext_q    <= {ext_q[1:0], i_ext_tick};
-            pc_q     <= reload_q ? presc_q : pc_q - 32'd1;
-            reload_q <= pc_q == 32'd1 || presc_zero_q;
+            if (reload_q) begin
+                {pc_hi_q, pc_lo_q} <= presc_q;
+                pc_borrow_q <= 1'b0;
+            end else begin
+                {pc_borrow_q, pc_lo_q} <= {1'b0, pc_lo_q} - 17'd1;
+                pc_hi_q <= pc_hi_q - {15'd0, pc_borrow_q};
+            end
+            reload_q <= (pc_lo_q == 16'd1 && pc_hi_q == 16'd0) || presc_zero_q;
             if (w_adv) begin
                 adv_lo_q <= wdat[15:0]; adv_hi_q <= wdat[31:16];
                 adv_borrow_q <= 1'b0; adv_nz_q <= wdat_nz; adv_pend_q <= 1'b0;
@@ -269,13 +278,10 @@ module tickpath (
     wire [3:0] hit_g = visit_g & busy_h;      // busy_h: tp_bitmap's registered output
     reg [ENTRY_W-1:0] entry_e;
     reg               push_e;
-    reg [2:0]         n_events_e;
     reg               late_e;
     always @(posedge i_clk) begin
         entry_e    <= {tick_g, hit_g, late_g, lvl_g, slot_g};
         push_e     <= !i_rst && (|hit_g || late_g);
-        n_events_e <= {2'd0, hit_g[0]} + {2'd0, hit_g[1]} + {2'd0, hit_g[2]} + {2'd0, hit_g[3]}
-                      + {2'd0, late_g};
         late_e     <= !i_rst && late_g;
     end
 
@@ -294,16 +300,21 @@ module tickpath (
     reg        overflow_q, cmd_err_q;
     reg        dropped_q, cmd_q, bad_q, late_cnt_q;
     reg [2:0]  events_q;
+    reg        pushed_q;
+    reg [4:0]  pushed_ev_q;            // the pushed entry's hits and late flag
     reg [31:0] cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
     always @(posedge i_clk)
         if (i_rst) begin
             overflow_q <= 1'b0; cmd_err_q <= 1'b0; hold_q <= 1'b0; room_q <= 1'b1;
-            dropped_q <= 1'b0; cmd_q <= 1'b0; bad_q <= 1'b0; late_cnt_q <= 1'b0; events_q <= 0;
+            dropped_q <= 1'b0; pushed_q <= 1'b0; cmd_q <= 1'b0; bad_q <= 1'b0; late_cnt_q <= 1'b0; events_q <= 0;
             cnt_events_q <= 0; cnt_late_q <= 0; cnt_overflow_q <= 0; cnt_cmds_q <= 0; cnt_buserr_q <= 0;
         end else begin
             room_q     <= fifo_count <= 5'd16 - MARGIN[4:0];
             dropped_q  <= push_e && !push_ok;
-            events_q   <= push_e && push_ok ? n_events_e : 3'd0;
+            pushed_q   <= push_e && push_ok;
+            pushed_ev_q <= entry_e[2+SB +: 5];
+            events_q   <= !pushed_q ? 3'd0 : {2'd0, pushed_ev_q[0]} + {2'd0, pushed_ev_q[1]}
+                          + {2'd0, pushed_ev_q[2]} + {2'd0, pushed_ev_q[3]} + {2'd0, pushed_ev_q[4]};
             late_cnt_q <= late_e && push_ok;
             cmd_q      <= c_set || c_clear || c_clear_all;
             bad_q      <= c_bad;
