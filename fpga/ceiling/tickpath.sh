@@ -3,16 +3,19 @@
 # search scan, fpga/ceiling/scan.v) on both boards' FPGAs, with the flow of
 # fpga/ceiling.sh, and prints board,seed,fmax_mhz,lcs,ebr for each seed.
 #
-#   sh fpga/ceiling/tickpath.sh OUTDIR [TOP [SEEDS [BOARDS]]]
+#   sh fpga/ceiling/tickpath.sh OUTDIR [TOP [SEEDS [BOARDS [PARAMS]]]]
 #
 # TOP is tickpath_top (default) or scan_top; SEEDS e.g. "1 2 3" (default);
-# BOARDS "icebreaker hx8k" (default). nextpnr's log of each run is in
+# BOARDS "icebreaker hx8k" (default); PARAMS yosys chparam arguments for
+# TOP, e.g. "-set PARALLEL 1" for scan_top. nextpnr's log of each run is in
 # OUTDIR/<board>-s<seed>/pnr.log (the critical path is at its end).
 set -eu
-out=$1 top=${2:-tickpath_top} seeds=${3:-"1 2 3"} boards=${4:-"icebreaker hx8k"}
+out=$1 top=${2:-tickpath_top} seeds=${3:-"1 2 3"} boards=${4:-"icebreaker hx8k"} params=${5:-}
+chparam=""
+[ -z "$params" ] || chparam="chparam $params $top;"
 case $top in
     tickpath_top) src="fpga/ceiling/tickpath.v rtl/tw_bitmap.v rtl/tw_evfifo.v" ;;
-    scan_top)     src="fpga/ceiling/scan.v" ;;
+    scan_top)     src="fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
     *) echo "tickpath.sh: unknown top $top" >&2; exit 1 ;;
 esac
 mkdir -p "$out"
@@ -23,7 +26,7 @@ for board in $boards; do
         hx8k)       dev=hx8k; pkg=ct256; abc9_dev=hx ;;
     esac
     nice yosys -q -l "$out/$board-yosys.log" -p "
-        read_verilog -Irtl $src;
+        read_verilog -Irtl $src; $chparam
         synth_ice40 -abc9 -device $abc9_dev -top $top -json $out/$board-synth.json" > /dev/null
     for seed in $seeds; do
         d="$out/$board-s$seed"
