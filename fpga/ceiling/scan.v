@@ -19,8 +19,10 @@
 // Stages per word:
 //   A  word address from the sequencer's registers
 //   R  block RAM read; tw_bitmap's bypass; the level's word registered
-//   M  mask and priority encoder: hit and first bit, registered
-//   O  offset i*16 + j - qb + 1, recorded if the level has no hit yet
+//   M  the word masked; per nibble, any bit and the first
+//   N  the first nibble with a bit: hit and first bit j
+//   O  offset i*16 - qb + 1 (formed in R) + j, recorded if the level has
+//      no hit yet; the sequencer leaves a level once O has its hit
 // and, once the last word has left O:
 //   F1 distances (o_k << 8k) - (B mod 2^8k), two levels a pair compared
 //   F2 the lesser of each pair; F3 the compare of the two, F4 the least
@@ -49,31 +51,44 @@ module scan #(
     reg [4:0]  i_q;                    // words of the level scanned: 0..16
     reg [3:0]  found_q;                // the level's first hit is recorded
     reg [8:0]  o_q [0:3];              // ... and its offset
-    reg [3:0]  w_q [0:3];              // word address per level
-    wire       level_done = i_q == 5'd16 || (PARALLEL == 0 && found_q[lvl_q]);
+    reg [3:0]  w0_q [0:3];             // each level's first word
+    reg [3:0]  w_q [0:3];              // word address per level (PARALLEL)
+    reg [3:0]  w_cur_q;                // word address of the level in turn
+    reg        last_q;                 // i_q == 16
+    reg        skip_q;                 // the level in turn has its hit
+    wire       level_done = last_q || (PARALLEL == 0 && skip_q);
+    wire       hit_here;               // O records a hit of the level in turn
     integer k;
     always @(posedge i_clk) begin
         if (i_rst) begin
-            run_q <= 1'b0; lvl_q <= 2'd0; i_q <= 5'd0;
+            run_q <= 1'b0; lvl_q <= 2'd0; i_q <= 5'd0; last_q <= 1'b0; skip_q <= 1'b0;
         end else if (i_start) begin
             base_q <= i_base;
             for (k = 0; k < 4; k = k + 1) begin
-                q_q[k] <= i_base[k*8 +: 8] + 8'd1;
-                w_q[k] <= i_base[k*8 + 4 +: 4] + {3'd0, &i_base[k*8 +: 4]};
+                q_q[k]  <= i_base[k*8 +: 8] + 8'd1;
+                w0_q[k] <= i_base[k*8 + 4 +: 4] + {3'd0, &i_base[k*8 +: 4]};
+                w_q[k]  <= i_base[k*8 + 4 +: 4] + {3'd0, &i_base[k*8 +: 4]};
             end
-            run_q <= 1'b1; lvl_q <= 2'd0; i_q <= 5'd0;
+            w_cur_q <= i_base[4 +: 4] + {3'd0, &i_base[0 +: 4]};
+            run_q <= 1'b1; lvl_q <= 2'd0; i_q <= 5'd0; last_q <= 1'b0; skip_q <= 1'b0;
         end else if (run_q) begin
             if (PARALLEL != 0) begin
                 for (k = 0; k < 4; k = k + 1) w_q[k] <= w_q[k] + 4'd1;
-                i_q <= i_q + 5'd1;
-                if (i_q == 5'd16) run_q <= 1'b0;
+                i_q    <= i_q + 5'd1;
+                last_q <= i_q == 5'd15;
+                if (last_q) run_q <= 1'b0;
             end else if (level_done) begin
-                i_q <= 5'd0;
-                lvl_q <= lvl_q + 2'd1;
+                i_q     <= 5'd0;
+                last_q  <= 1'b0;
+                skip_q  <= 1'b0;
+                lvl_q   <= lvl_q + 2'd1;
+                w_cur_q <= w0_q[lvl_q + 2'd1];
                 if (lvl_q == 2'd3) run_q <= 1'b0;
             end else begin
-                i_q <= i_q + 5'd1;
-                w_q[lvl_q] <= w_q[lvl_q] + 4'd1;
+                i_q     <= i_q + 5'd1;
+                last_q  <= i_q == 5'd15;
+                skip_q  <= skip_q || hit_here;
+                w_cur_q <= w_cur_q + 4'd1;
             end
         end
     end
@@ -88,24 +103,27 @@ module scan #(
                 .i_clk(i_clk), .i_rst(i_rst), .i_clear_all(i_clear_all),
                 .i_wr(i_wr && i_wr_lvl == gl), .i_wr_slot(i_wr_slot), .i_wr_val(i_wr_val),
                 .i_visit_slot(8'd0), .o_visit_bit(),
-                .i_search_word(w_q[gl]), .o_search_word(word[gl])
+                .i_search_word(PARALLEL != 0 ? w_q[gl] : w_cur_q), .o_search_word(word[gl])
             );
             /* verilator lint_on PINCONNECTEMPTY */
         end
     endgenerate
 
-    // -------------------------------------------------- per word: A, R, M, O
+    // -------------------------------------------------- per word: A .. O
     // One lane per level read in the same clock (one lane with PARALLEL = 0).
     localparam integer LANES = PARALLEL != 0 ? 4 : 1;
-    reg        v_r, v_m, v_o;          // the stage holds a word of this scan
-    reg [1:0]  lvl_r, lvl_m, lvl_o;
-    reg [4:0]  i_r, i_m, i_o;
+    reg        v_r, v_m, v_n, v_o;     // the stage holds a word of this scan
+    reg [1:0]  lvl_r, lvl_m, lvl_n, lvl_o;
+    reg [4:0]  i_r;
     reg [15:0] word_m [0:LANES-1];
     reg [15:0] mask_m [0:LANES-1];
+    reg [8:0]  c_m [0:LANES-1];        // i*16 - qb + 1: the offset of bit 0
+    reg [8:0]  c_n [0:LANES-1];
+    reg [8:0]  c_o [0:LANES-1];
+    reg [3:0]  nz_n [0:LANES-1];       // per nibble: some bit of the scan set
+    reg [7:0]  ix_n [0:LANES-1];       // per nibble: its first such bit
     reg        hit_o [0:LANES-1];
     reg [3:0]  j_o [0:LANES-1];
-    reg [3:0]  qb_m [0:LANES-1];
-    reg [3:0]  qb_o [0:LANES-1];
     wire       flush = i_rst || i_start;
     // The mask of the word at i: from the slot after the pointer on the
     // first, up to it on the wrapped last.
@@ -116,40 +134,48 @@ module scan #(
             scan_mask = i == 5'd0 ? 16'hffff << qb : i == 5'd16 ? ~(16'hffff << qb) : 16'hffff;
         end
     endfunction
-    function [4:0] first_bit;          // {hit, index of the lowest set bit}
-        input [15:0] w;
-        integer b;
+    function [1:0] first4;             // the lowest set bit of four (0 if none)
+        input [3:0] w;
         begin
-            first_bit = 5'd0;
-            for (b = 15; b >= 0; b = b - 1)
-                if (w[b]) first_bit = {1'b1, b[3:0]};
+            first4 = w[0] ? 2'd0 : w[1] ? 2'd1 : w[2] ? 2'd2 : 2'd3;
         end
     endfunction
-    integer l;
-    reg [4:0] fb;
+    integer l, n;
+    reg [15:0] hits;
+    reg [1:0]  nib;
+    assign hit_here = v_o && hit_o[0] && lvl_o == lvl_q;
     always @(posedge i_clk) begin
         // A -> R: what the address clock read.
-        v_r   <= !flush && run_q && !(PARALLEL == 0 && level_done && found_q[lvl_q]);
+        v_r   <= !flush && run_q && !(PARALLEL == 0 && skip_q);
         lvl_r <= lvl_q;
         i_r   <= i_q;
         // R -> M: the level's word, its mask.
         v_m   <= !flush && v_r;
         lvl_m <= lvl_r;
-        i_m   <= i_r;
         for (l = 0; l < LANES; l = l + 1) begin
             word_m[l] <= word[PARALLEL != 0 ? l : lvl_r];
-            qb_m[l]   <= q_q[PARALLEL != 0 ? l : lvl_r][3:0];
             mask_m[l] <= scan_mask(i_r, q_q[PARALLEL != 0 ? l : lvl_r][3:0]);
+            c_m[l]    <= {i_r, 4'd0} - {5'd0, q_q[PARALLEL != 0 ? l : lvl_r][3:0]} + 9'd1;
         end
-        // M -> O: hit and first bit.
-        v_o   <= !flush && v_m;
-        lvl_o <= lvl_m;
-        i_o   <= i_m;
+        // M -> N: per nibble of the masked word, any bit and the first.
+        v_n   <= !flush && v_m;
+        lvl_n <= lvl_m;
         for (l = 0; l < LANES; l = l + 1) begin
-            fb = first_bit(word_m[l] & mask_m[l]);
-            hit_o[l] <= fb[4];
-            j_o[l]   <= fb[3:0];
-            qb_o[l]  <= qb_m[l];
+            hits = word_m[l] & mask_m[l];
+            for (n = 0; n < 4; n = n + 1) begin
+                nz_n[l][n]         <= |hits[n*4 +: 4];
+                ix_n[l][n*2 +: 2]  <= first4(hits[n*4 +: 4]);
+            end
+            c_n[l] <= c_m[l];
+        end
+        // N -> O: the first nibble with a bit, and so the first bit.
+        v_o   <= !flush && v_n;
+        lvl_o <= lvl_n;
+        for (l = 0; l < LANES; l = l + 1) begin
+            nib = first4(nz_n[l]);
+            hit_o[l] <= |nz_n[l];
+            j_o[l]   <= {nib, ix_n[l][nib*2 +: 2]};
+            c_o[l]   <= c_n[l];
         end
         // O: the level's first hit.
         if (flush)
@@ -158,15 +184,19 @@ module scan #(
             for (l = 0; l < LANES; l = l + 1)
                 if (hit_o[l] && !found_q[PARALLEL != 0 ? l : lvl_o]) begin
                     found_q[PARALLEL != 0 ? l : lvl_o] <= 1'b1;
-                    o_q[PARALLEL != 0 ? l : lvl_o] <= {i_o, 4'd0} + {5'd0, j_o[l]} - {5'd0, qb_o[l]} + 9'd1;
+                    o_q[PARALLEL != 0 ? l : lvl_o] <= c_o[l] + {5'd0, j_o[l]};
                 end
     end
 
     // ------------------------------------------------- the least distance, F
     // The scan is over when the sequencer has stopped and no word is left.
     reg        pend_q, fin1, fin2, fin3, fin4, fin5;
-    wire       over = pend_q && !run_q && !v_r && !v_m && !v_o;
+    wire       over = pend_q && !run_q && !v_r && !v_m && !v_n && !v_o;
     reg [33:0] d1 [0:3];               // {not found, distance}
+    reg [7:0]  neg_l1;
+    reg [15:0] neg_l2;
+    reg [23:0] neg_l3;
+    reg        nz_l1, nz_l2, nz_l3;
     reg [33:0] d2a [0:1], d2b [0:1];   // each pair
     reg        lt_lo2 [0:1], lt_hi2 [0:1], eq_hi2 [0:1];
     reg [33:0] d3 [0:1];
@@ -179,10 +209,15 @@ module scan #(
         fin1   <= !flush && over;
         // F1: distance = (o_k << 8k) - (B mod 2^8k); a level without a hit
         // is farther than any.
+        // (o << s) - L = ((o - (L != 0)) << s) | (-L mod 2^s): no carry
+        // crosses s; -L and L != 0 are worked out while the scan runs.
+        neg_l1 <= -base_q[7:0];  nz_l1 <= |base_q[7:0];
+        neg_l2 <= -base_q[15:0]; nz_l2 <= |base_q[15:0];
+        neg_l3 <= -base_q[23:0]; nz_l3 <= |base_q[23:0];
         d1[0] <= !found_q[0] ? {1'b1, 33'd0} : {1'b0, 24'd0, o_q[0]};
-        d1[1] <= !found_q[1] ? {1'b1, 33'd0} : {1'b0, 16'd0, {o_q[1], 8'd0} - {9'd0, base_q[7:0]}};
-        d1[2] <= !found_q[2] ? {1'b1, 33'd0} : {1'b0, 8'd0, {o_q[2], 16'd0} - {9'd0, base_q[15:0]}};
-        d1[3] <= !found_q[3] ? {1'b1, 33'd0} : {1'b0, {o_q[3], 24'd0} - {9'd0, base_q[23:0]}};
+        d1[1] <= !found_q[1] ? {1'b1, 33'd0} : {1'b0, 16'd0, o_q[1] - {8'd0, nz_l1}, neg_l1};
+        d1[2] <= !found_q[2] ? {1'b1, 33'd0} : {1'b0, 8'd0, o_q[2] - {8'd0, nz_l2}, neg_l2};
+        d1[3] <= !found_q[3] ? {1'b1, 33'd0} : {1'b0, o_q[3] - {8'd0, nz_l3}, neg_l3};
         // F2: each pair compared in two halves.
         fin2 <= !flush && fin1;
         for (l = 0; l < 2; l = l + 1) begin
