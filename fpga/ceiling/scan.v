@@ -39,9 +39,47 @@ module scan #(
     input  wire [7:0]  i_wr_slot,
     input  wire        i_wr_val,
     input  wire        i_clear_all,
-    output reg         o_valid,        // the answer stands
-    output reg         o_found,        // some slot is busy
-    output reg  [47:0] o_next          // the earliest busy visit after B
+    output wire        o_valid,        // the answer stands
+    output wire        o_found,        // some slot is busy
+    output wire [47:0] o_next          // the earliest busy visit after B
+);
+    wire [15:0] waddr;
+    wire [63:0] words;
+    genvar gl;
+    generate
+        for (gl = 0; gl < 4; gl = gl + 1) begin : g_level
+            /* verilator lint_off PINCONNECTEMPTY */
+            tw_bitmap #(.SLOT_BITS(8)) u_bitmap (
+                .i_clk(i_clk), .i_rst(i_rst), .i_clear_all(i_clear_all),
+                .i_wr(i_wr && i_wr_lvl == gl), .i_wr_slot(i_wr_slot), .i_wr_val(i_wr_val),
+                .i_visit_slot(8'd0), .o_visit_bit(),
+                .i_search_word(waddr[gl*4 +: 4]), .o_search_word(words[gl*16 +: 16])
+            );
+            /* verilator lint_on PINCONNECTEMPTY */
+        end
+    endgenerate
+    scan_core #(.PARALLEL(PARALLEL)) u_core (
+        .i_clk(i_clk), .i_rst(i_rst), .i_start(i_start), .i_base(i_base),
+        .o_waddr(waddr), .i_words(words),
+        .o_valid(o_valid), .o_found(o_found), .o_next(o_next)
+    );
+endmodule
+
+// The scan itself, on the bitmaps' search ports: o_waddr (a word address
+// per level, from registers) is read on i_words in the next clock, as
+// tw_bitmap's search port gives it.
+module scan_core #(
+    parameter integer PARALLEL = 0
+) (
+    input  wire        i_clk,
+    input  wire        i_rst,
+    input  wire        i_start,
+    input  wire [47:0] i_base,
+    output wire [15:0] o_waddr,
+    input  wire [63:0] i_words,
+    output reg         o_valid,
+    output reg         o_found,
+    output reg  [47:0] o_next
 );
     // ------------------------------------------------------------ sequencer
     reg [47:0] base_q;
@@ -95,17 +133,11 @@ module scan #(
 
     // --------------------------------------------------------------- bitmaps
     wire [15:0] word [0:3];
-    genvar gl;
+    genvar gw;
     generate
-        for (gl = 0; gl < 4; gl = gl + 1) begin : g_level
-            /* verilator lint_off PINCONNECTEMPTY */
-            tw_bitmap #(.SLOT_BITS(8)) u_bitmap (
-                .i_clk(i_clk), .i_rst(i_rst), .i_clear_all(i_clear_all),
-                .i_wr(i_wr && i_wr_lvl == gl), .i_wr_slot(i_wr_slot), .i_wr_val(i_wr_val),
-                .i_visit_slot(8'd0), .o_visit_bit(),
-                .i_search_word(PARALLEL != 0 ? w_q[gl] : w_cur_q), .o_search_word(word[gl])
-            );
-            /* verilator lint_on PINCONNECTEMPTY */
+        for (gw = 0; gw < 4; gw = gw + 1) begin : g_word
+            assign o_waddr[gw*4 +: 4] = PARALLEL != 0 ? w_q[gw] : w_cur_q;
+            assign word[gw] = i_words[gw*16 +: 16];
         end
     endgenerate
 

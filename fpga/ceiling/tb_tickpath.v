@@ -5,9 +5,11 @@
 // slots should get; then a SET naming a passed tick (late) and one naming
 // a tick ahead (not late). Run: sh fpga/ceiling/tickpath.sh is the
 // measurement; this is
-//   iverilog -g2005 -Irtl -o /tmp/tb_tickpath fpga/ceiling/tb_tickpath.v \
-//     fpga/ceiling/tickpath.v rtl/tw_bitmap.v rtl/tw_evfifo.v && vvp /tmp/tb_tickpath
-module tb_tickpath;
+//   iverilog -g2005 -Irtl [-Ptb_tickpath.WITH_SCAN=1] -o /tmp/tb_tickpath \
+//     fpga/ceiling/tb_tickpath.v fpga/ceiling/tickpath.v fpga/ceiling/scan.v \
+//     rtl/tw_bitmap.v rtl/tw_evfifo.v && vvp /tmp/tb_tickpath
+// With WITH_SCAN it also checks the search's answer after the last SET.
+module tb_tickpath #(parameter integer WITH_SCAN = 0);
 `include "tw_regs.vh"
     reg clk = 0, rst = 1;
     always #5 clk = !clk;
@@ -16,7 +18,7 @@ module tb_tickpath;
     reg [31:0] wdat = 0;
     wire ack, irq, sp;
     wire [31:0] rdat;
-    tickpath dut (.i_clk(clk), .i_rst(rst), .i_wb_cyc(cyc), .i_wb_stb(stb), .i_wb_we(we),
+    tickpath #(.WITH_SCAN(WITH_SCAN)) dut (.i_clk(clk), .i_rst(rst), .i_wb_cyc(cyc), .i_wb_stb(stb), .i_wb_we(we),
                   .i_wb_adr(adr), .i_wb_dat(wdat), .o_wb_ack(ack), .o_wb_dat(rdat),
                   .i_ext_tick(1'b0), .o_irq(irq), .o_search_parity(sp));
 
@@ -150,6 +152,22 @@ module tb_tickpath;
         end
         if (st[TW_STATUS_OVERFLOW_LSB]) begin errors = errors + 1; $display("FAIL: overflow"); end
         check(N + 1, N + 1024);
+        if (WITH_SCAN != 0) begin
+            // The last SET was at tick N: the earliest busy visit after it.
+            ev_tick = 48'hffffffffffff;
+            for (i = 0; i < NB; i = i + 1) begin
+                k = b_lvl[i];
+                for (t = 1; t <= 256; t = t + 1)
+                    if (((N >> (8 * k)) + t) % 256 == b_slot[i]
+                            && ((N >> (8 * k) << (8 * k)) + (t << (8 * k))) < ev_tick)
+                        ev_tick = (N >> (8 * k) << (8 * k)) + (t << (8 * k));
+            end
+            access(0, TW_REG_NEXT_LO, 0, tick);
+            access(0, TW_REG_NEXT_HI, 0, info);
+            if ({info[15:0], tick} != ev_tick || info[31:30] != 2'b11) begin
+                errors = errors + 1; $display("FAIL: NEXT %h %h, want %0d", info, tick, ev_tick);
+            end else $display("NEXT %0d", ev_tick);
+        end
         $display("%0d visit events checked; %0s", total, errors == 0 ? "PASS" : "FAIL");
         $finish;
     end

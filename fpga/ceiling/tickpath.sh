@@ -7,14 +7,15 @@
 #
 # TOP is tickpath_top (default) or scan_top; SEEDS e.g. "1 2 3" (default);
 # BOARDS "icebreaker hx8k" (default); PARAMS yosys chparam arguments for
-# TOP, e.g. "-set PARALLEL 1" for scan_top. nextpnr's log of each run is in
+# TOP, e.g. "-set PARALLEL 1" for scan_top, "-set WITH_SCAN 1" for
+# tickpath_top with the scan on its bitmaps' search ports. nextpnr's log of each run is in
 # OUTDIR/<board>-s<seed>/pnr.log (the critical path is at its end).
 set -eu
 out=$1 top=${2:-tickpath_top} seeds=${3:-"1 2 3"} boards=${4:-"icebreaker hx8k"} params=${5:-}
 chparam=""
 [ -z "$params" ] || chparam="chparam $params $top;"
 case $top in
-    tickpath_top) src="fpga/ceiling/tickpath.v rtl/tw_bitmap.v rtl/tw_evfifo.v" ;;
+    tickpath_top) src="fpga/ceiling/tickpath.v fpga/ceiling/scan.v rtl/tw_bitmap.v rtl/tw_evfifo.v" ;;
     scan_top)     src="fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
     *) echo "tickpath.sh: unknown top $top" >&2; exit 1 ;;
 esac

@@ -17,7 +17,9 @@
 //   G  the entry {tick, hits, late, lvl, slot}
 //   E  FIFO push
 // Time as the bus sees it (NOW, the late check) is the tick in stage V.
-module tickpath (
+module tickpath #(
+    parameter integer WITH_SCAN = 0   // 1: fpga/ceiling/scan.v on the search ports
+) (
     input  wire        i_clk,
     input  wire        i_rst,
     input  wire        i_wb_cyc,
@@ -237,16 +239,43 @@ module tickpath (
                 .i_clk(i_clk), .i_rst(i_rst), .i_clear_all(c_clear_all),
                 .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set),
                 .i_visit_slot(tick_v[gl*SB +: SB]), .o_visit_bit(busy_h[gl]),
-                .i_search_word(search_q[gl*4 +: 4]), .o_search_word(search_word[gl])
+                .i_search_word(scan_waddr[gl*4 +: 4]), .o_search_word(search_word[gl])
             );
         end
     endgenerate
-    reg [15:0] search_word_q [0:3];
-    always @(posedge i_clk) begin
-        search_word_q[0] <= search_word[0]; search_word_q[1] <= search_word[1];
-        search_word_q[2] <= search_word[2]; search_word_q[3] <= search_word[3];
-        o_search_parity <= ^{search_word_q[0], search_word_q[1], search_word_q[2], search_word_q[3]};
-    end
+    // The search ports: read by the scan, restarted after every bitmap
+    // command from the tick under visit, or folded into a parity.
+    wire [15:0] scan_waddr;
+    wire        scan_valid, scan_found;
+    wire [47:0] scan_next;
+    reg         scan_start_q;
+    reg  [47:0] scan_base_q;
+    generate
+        if (WITH_SCAN != 0) begin : g_scan
+            always @(posedge i_clk) begin
+                scan_start_q <= i_rst || c_set || c_clear || c_clear_all;
+                scan_base_q  <= tick_v;
+            end
+            scan_core u_scan (
+                .i_clk(i_clk), .i_rst(i_rst), .i_start(scan_start_q), .i_base(scan_base_q),
+                .o_waddr(scan_waddr),
+                .i_words({search_word[3], search_word[2], search_word[1], search_word[0]}),
+                .o_valid(scan_valid), .o_found(scan_found), .o_next(scan_next)
+            );
+            always @(posedge i_clk) o_search_parity <= 1'b0;
+        end else begin : g_no_scan
+            reg [15:0] search_word_q [0:3];
+            assign scan_waddr = search_q[15:0];
+            assign scan_valid = 1'b0;
+            assign scan_found = 1'b0;
+            assign scan_next  = 48'd0;
+            always @(posedge i_clk) begin
+                search_word_q[0] <= search_word[0]; search_word_q[1] <= search_word[1];
+                search_word_q[2] <= search_word[2]; search_word_q[3] <= search_word[3];
+                o_search_parity <= ^{search_word_q[0], search_word_q[1], search_word_q[2], search_word_q[3]};
+            end
+        end
+    endgenerate
 
     // ------------------------------------------------ entry, H; push, E
     reg [47:0] tick_h;
@@ -398,6 +427,8 @@ module tickpath (
         case (r_adr[2:0])
             3'd0: grp_q[2] <= cnt_overflow_q;       3'd1: grp_q[2] <= cnt_cmds_q;
             3'd2: grp_q[2] <= cnt_buserr_q;         3'd3: grp_q[2] <= search_q;
+            3'd4: grp_q[2] <= scan_next[31:0];
+            3'd5: grp_q[2] <= {scan_valid, scan_found, 14'd0, scan_next[47:32]};
             default: grp_q[2] <= 32'd0;
         endcase
         // Stage 2: the group.
@@ -413,7 +444,9 @@ endmodule
 // shift register fed by one pin (so it is arbitrary and nothing folds
 // away), and the read data, ack, IRQ and the search ports' parity leave
 // through one registered parity pin.
-module tickpath_top (
+module tickpath_top #(
+    parameter integer WITH_SCAN = 0
+) (
     input  wire i_clk,
     input  wire i_rst,
     input  wire i_bit,
@@ -428,7 +461,7 @@ module tickpath_top (
     end
     wire        ack, irq, sp;
     wire [31:0] dat;
-    tickpath u_tp (
+    tickpath #(.WITH_SCAN(WITH_SCAN)) u_tp (
         .i_clk(i_clk), .i_rst(rst_q),
         .i_wb_cyc(sh_q[40]), .i_wb_stb(sh_q[39]), .i_wb_we(sh_q[38]), .i_wb_adr(sh_q[37:32]),
         .i_wb_dat(sh_q[31:0]), .o_wb_ack(ack), .o_wb_dat(dat),
