@@ -479,9 +479,10 @@ endmodule
 `default_nettype none
 // tp_bitmap: rtl/tw_bitmap.v with its visit port pipelined. The same block
 // RAM words, written-word flags and same-clock bypass, but the visit read
-// takes two more clocks: the word leaving block RAM is registered with the
-// bypassed bit patched in (one LUT a bit after the RAM), and the slot's bit
-// is picked from that register by a one-hot mask and registered again.
+// takes two more clocks: the word leaving block RAM is registered (one LUT
+// a bit after the RAM: the written-word flag), and the slot's bit, or the
+// bit written in the address's clock, is picked from that register and
+// registered again.
 // o_visit_bit is thus the bitmap as it stood after the address's clock,
 // two clocks later than tw_bitmap gives it. The search port is tw_bitmap's.
 module tp_bitmap (
@@ -528,17 +529,17 @@ module tp_bitmap (
 
     reg [15:0] visit_raw_q, search_raw_q;
     reg        visit_seen_q, search_seen_q, search_byp_q;
-    reg [15:0] visit_byp_q;            // one-hot: the bit this clock's write sets or clears
-    reg [15:0] visit_pick_q;           // one-hot: the slot's bit in its word
+    reg [3:0]  visit_bit_q;            // the slot's bit in its word
+    reg        visit_byp_q;            // this clock's write is to the slot visited
     reg [3:0]  byp_bit_q;
     reg        byp_val_q;
     always @(posedge i_clk) begin
         visit_raw_q   <= mem_visit[vis_word];
         search_raw_q  <= mem_search[i_search_word];
-        visit_pick_q  <= 16'd1 << i_visit_slot[3:0];
+        visit_bit_q   <= i_visit_slot[3:0];
         visit_seen_q  <= written_q[vis_word] && !i_clear_all && !i_rst;
         search_seen_q <= written_q[i_search_word] && !i_clear_all && !i_rst;
-        visit_byp_q   <= do_wr && wr_word == vis_word ? 16'd1 << wr_bit : 16'd0;
+        visit_byp_q   <= do_wr && i_wr_slot == i_visit_slot;
         search_byp_q  <= do_wr && wr_word == i_search_word;
         byp_bit_q     <= wr_bit;
         byp_val_q     <= i_wr_val;
@@ -548,14 +549,17 @@ module tp_bitmap (
             written_q[wr_word] <= 1'b1;
     end
 
-    // Visit: the word with the write patched in, then the slot's bit.
-    reg [15:0] visit_word_q, visit_pick2_q;
-    integer i;
+    // Visit: the word registered as it leaves the RAM, then the slot's bit
+    // (or the bit written in the address's clock).
+    reg [15:0] visit_word_q;
+    reg [3:0]  visit_bit2_q;
+    reg        visit_byp2_q, visit_val2_q;
     always @(posedge i_clk) begin
-        for (i = 0; i < 16; i = i + 1)
-            visit_word_q[i] <= visit_byp_q[i] ? byp_val_q : visit_raw_q[i] && visit_seen_q;
-        visit_pick2_q <= visit_pick_q;
-        o_visit_bit   <= |(visit_word_q & visit_pick2_q);
+        visit_word_q <= visit_seen_q ? visit_raw_q : 16'd0;
+        visit_bit2_q <= visit_bit_q;
+        visit_byp2_q <= visit_byp_q;
+        visit_val2_q <= byp_val_q;
+        o_visit_bit  <= visit_byp2_q ? visit_val2_q : visit_word_q[visit_bit2_q];
     end
 
     wire [15:0] byp_onehot = 16'd1 << byp_bit_q;
