@@ -5,11 +5,11 @@
 // slots should get; then a SET naming a passed tick (late) and one naming
 // a tick ahead (not late). Run: sh fpga/ceiling/tickpath.sh is the
 // measurement; this is
-//   iverilog -g2005 -Irtl [-Ptb_tickpath.WITH_SCAN=1] -o /tmp/tb_tickpath \
+//   iverilog -g2005 -Irtl [-Ptb_tickpath.WITH_SCAN=1 [-Ptb_tickpath.WITH_JUMP=1]] -o /tmp/tb_tickpath \
 //     fpga/ceiling/tb_tickpath.v fpga/ceiling/tickpath.v fpga/ceiling/scan.v \
 //     rtl/tw_bitmap.v rtl/tw_evfifo.v && vvp /tmp/tb_tickpath
 // With WITH_SCAN it also checks the search's answer after the last SET.
-module tb_tickpath #(parameter integer WITH_SCAN = 0);
+module tb_tickpath #(parameter integer WITH_SCAN = 0, parameter integer WITH_JUMP = 0);
 `include "tw_regs.vh"
     reg clk = 0, rst = 1;
     always #5 clk = !clk;
@@ -18,7 +18,7 @@ module tb_tickpath #(parameter integer WITH_SCAN = 0);
     reg [31:0] wdat = 0;
     wire ack, irq, sp;
     wire [31:0] rdat;
-    tickpath #(.WITH_SCAN(WITH_SCAN)) dut (.i_clk(clk), .i_rst(rst), .i_wb_cyc(cyc), .i_wb_stb(stb), .i_wb_we(we),
+    tickpath #(.WITH_SCAN(WITH_SCAN), .WITH_JUMP(WITH_JUMP)) dut (.i_clk(clk), .i_rst(rst), .i_wb_cyc(cyc), .i_wb_stb(stb), .i_wb_we(we),
                   .i_wb_adr(adr), .i_wb_dat(wdat), .o_wb_ack(ack), .o_wb_dat(rdat),
                   .i_ext_tick(1'b0), .o_irq(irq), .o_search_parity(sp));
 
@@ -86,6 +86,7 @@ module tb_tickpath #(parameter integer WITH_SCAN = 0);
         end
     endtask
     integer total = 0;
+    time t0;
 
     initial begin
         b_lvl[0] = 0; b_slot[0] = 5;
@@ -98,11 +99,13 @@ module tb_tickpath #(parameter integer WITH_SCAN = 0);
         for (i = 0; i < NB; i = i + 1) wr(TW_REG_CMD, {4'd1, 8'd0, 2'd0, b_lvl[i], 8'd0, b_slot[i]});
         wr(TW_REG_CTRL, 0);               // virtual time
         wr(TW_REG_ADVANCE, N);
+        t0 = $time;
         st = 32'h8;
         while (st[TW_STATUS_ADVANCING_LSB] || st[31:16] != 0) begin
             drain;
             access(0, TW_REG_STATUS, 0, st);
         end
+        $display("ADVANCE %0d took %0d clocks", N, ($time - t0) / 10);
         repeat (20) @(posedge clk);
         drain;
         check(1, N);
@@ -153,14 +156,15 @@ module tb_tickpath #(parameter integer WITH_SCAN = 0);
         if (st[TW_STATUS_OVERFLOW_LSB]) begin errors = errors + 1; $display("FAIL: overflow"); end
         check(N + 1, N + 1024);
         if (WITH_SCAN != 0) begin
-            // The last SET was at tick N: the earliest busy visit after it.
+            // The search follows time: the earliest busy visit after now.
+            access(0, TW_REG_NOW_LO, 0, tick);
             ev_tick = 48'hffffffffffff;
             for (i = 0; i < NB; i = i + 1) begin
                 k = b_lvl[i];
                 for (t = 1; t <= 256; t = t + 1)
-                    if (((N >> (8 * k)) + t) % 256 == b_slot[i]
-                            && ((N >> (8 * k) << (8 * k)) + (t << (8 * k))) < ev_tick)
-                        ev_tick = (N >> (8 * k) << (8 * k)) + (t << (8 * k));
+                    if (((tick >> (8 * k)) + t) % 256 == b_slot[i]
+                            && ((tick >> (8 * k) << (8 * k)) + (t << (8 * k))) < ev_tick)
+                        ev_tick = (tick >> (8 * k) << (8 * k)) + (t << (8 * k));
             end
             access(0, TW_REG_NEXT_LO, 0, tick);
             access(0, TW_REG_NEXT_HI, 0, info);

@@ -18,7 +18,8 @@
 //   E  FIFO push
 // Time as the bus sees it (NOW, the late check) is the tick in stage V.
 module tickpath #(
-    parameter integer WITH_SCAN = 0   // 1: fpga/ceiling/scan.v on the search ports
+    parameter integer WITH_SCAN = 0,  // 1: fpga/ceiling/scan.v on the search ports
+    parameter integer WITH_JUMP = 0   // 1 (with WITH_SCAN): the virtual-time jump
 ) (
     input  wire        i_clk,
     input  wire        i_rst,
@@ -51,7 +52,12 @@ module tickpath #(
         cyc_q <= i_wb_cyc; stb_q <= i_wb_stb; we_q <= i_wb_we;
         adr_q <= i_wb_adr; dat_q <= i_wb_dat;
     end
-    wire acc = cyc_q && stb_q && !busy_q;
+    wire j_run;                        // no virtual-time jump under way
+    reg        j_lo_q, j_hi_q;         // a jump adds its low, then high, part
+    wire       j_lo_go_q = WITH_JUMP != 0 && j_lo_q;
+    wire       j_hi_go_q = WITH_JUMP != 0 && j_hi_q;
+    reg [31:0] j_amt_q;
+    wire acc = cyc_q && stb_q && !busy_q && j_run;
     // B1: one registered strobe per register written or read with an effect.
     reg        w_ctrl, w_presc, w_status, w_adv, w_arm_lo, w_arm_hi, w_cmd, w_search, w_bad;
     reg        r_acc, r_pop, r_now_lo;
@@ -125,7 +131,7 @@ module tickpath #(
     // (left != 0) is kept a clock ahead so that the decision reads one flop.
     reg [15:0] adv_lo_q, adv_hi_q;
     reg        adv_borrow_q, adv_nz_q, adv_pend_q;
-    wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q;
+    wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q && j_run;
     wire       step_d    = step_host || (ctrl_src_q == SRC_INT && reload_q)
                         || (ctrl_src_q == SRC_EXT && ext_q[1] && !ext_q[2]);
     // {adv_hi_q, adv_lo_q} >= 1, 2, 3 (a pending high borrow leaves the low
@@ -156,14 +162,17 @@ module tickpath #(
                 adv_borrow_q <= 1'b0; adv_nz_q <= wdat_nz; adv_pend_q <= 1'b0;
             end else begin
                 adv_pend_q <= step_host;
-                {adv_borrow_q, adv_lo_q} <= {1'b0, adv_lo_q} - {16'd0, adv_pend_q};
-                adv_hi_q <= adv_hi_q - {15'd0, adv_borrow_q};
+                {adv_borrow_q, adv_lo_q} <= {1'b0, adv_lo_q}
+                                            - {1'b0, j_lo_go_q ? j_amt_q[15:0] : {15'd0, adv_pend_q}};
+                adv_hi_q <= adv_hi_q - (j_hi_go_q ? j_amt_q[31:16] : {15'd0, adv_borrow_q});
                 adv_nz_q <= step_host ? left_ge2 : left_ge1;
             end
         end
 
     // ---------------------------------------------------------- counter, C/P
     reg [23:0] lo_q, hi_q, lo_d_q;
+    reg [23:0] lo_add_q;               // 1, or a jump's amount in its clock
+    wire [24:0] lo_sum = {1'b0, lo_q} + {1'b0, WITH_JUMP != 0 ? lo_add_q : 24'd1};
     reg        carry_q, step_c_q, stepped_p;
     reg [2:0]  zero_p;                 // lo_d_q's low 8, 16, 24 bits are zero
     always @(posedge i_clk)
@@ -172,9 +181,10 @@ module tickpath #(
             zero_p <= 3'b111;
         end else begin
             // The step enables the flops; the chain adds a constant one.
-            if (step_q) lo_q <= lo_q + 24'd1;
-            carry_q   <= step_q && &lo_q;
-            hi_q      <= hi_q + {23'd0, carry_q};
+            // (A jump adds its amount instead: lo_add_q, then the high part.)
+            if (step_q || j_lo_go_q) lo_q <= lo_sum[23:0];
+            carry_q   <= (step_q || j_lo_go_q) && lo_sum[24];
+            hi_q      <= hi_q + (j_hi_go_q ? {16'd0, j_amt_q[31:24]} : {23'd0, carry_q});
             lo_d_q    <= lo_q;
             step_c_q  <= step_q;       // the step that made lo_q
             stepped_p <= step_c_q;     // ... and so lo_d_q
@@ -247,13 +257,15 @@ module tickpath #(
     // command from the tick under visit, or folded into a parity.
     wire [15:0] scan_waddr;
     wire        scan_valid, scan_found;
+    wire        scan_passed;           // the counter has reached the answer
     wire [47:0] scan_next;
     reg         scan_start_q;
     reg  [47:0] scan_base_q;
     generate
         if (WITH_SCAN != 0) begin : g_scan
             always @(posedge i_clk) begin
-                scan_start_q <= i_rst || c_set || c_clear || c_clear_all;
+                scan_start_q <= i_rst || c_set || c_clear || c_clear_all
+                                || (scan_passed && scan_valid && scan_found);
                 scan_base_q  <= tick_v;
             end
             scan_core u_scan (
@@ -400,6 +412,90 @@ module tickpath #(
         end
     end
 
+    // ---------------------------------------------- virtual-time jump
+    // Where the search's answer A is far ahead and ADVANCE has far to go,
+    // stepping stops, the counter settles, and it adds
+    // min(A - 1 - now, what ADVANCE has left) in a few clocks: low half,
+    // carry, high part; ADVANCE's remainder the same. Bus accesses wait
+    // meanwhile, so no SET is judged while the counter jumps; a command
+    // that slipped in before calls the jump off.
+    // A - 1 - now from tick_p, two clocks behind it: gap1_q.
+    reg [24:0] j_gl_q;
+    reg [23:0] j_gh0_q, j_gh1_q;
+    reg [47:0] j_gap1_q;
+    reg        j_far_q, j_passed_q;
+    reg [2:0]  j_fresh_q;              // the answer has stood through J1..J3
+    always @(posedge i_clk) begin
+        j_fresh_q <= i_rst ? 3'd0 : {j_fresh_q[1:0], scan_valid} & {3{scan_valid}};
+        j_gl_q   <= {1'b0, scan_next[23:0]} + {1'b0, ~tick_p[23:0]};
+        j_gh0_q  <= scan_next[47:24] + ~tick_p[47:24];
+        j_gh1_q  <= scan_next[47:24] - tick_p[47:24];
+        j_gap1_q <= {j_gl_q[24] ? j_gh1_q : j_gh0_q, j_gl_q[23:0]};
+        j_far_q    <= j_fresh_q[1] && !j_gap1_q[47] && |j_gap1_q[46:5];
+        j_passed_q <= j_fresh_q[1] && j_gap1_q[47];
+    end
+    assign scan_passed = j_passed_q;
+    localparam [2:0] J_RUN = 3'd0, J_WAIT = 3'd1, J_CMP = 3'd2, J_SEL = 3'd3,
+                     J_LO = 3'd4, J_CARRY = 3'd5, J_HI = 3'd6, J_END = 3'd7;
+    reg [2:0]  j_state;
+    reg [3:0]  j_cnt;
+    reg        j_cmd_seen, j_big, j_lt_hi, j_eq_hi, j_lt_lo;
+    wire [31:0] adv_left = {adv_hi_q, adv_lo_q};
+    wire       j_go = WITH_JUMP != 0 && ctrl_src_q == SRC_HOST && adv_nz_q && scan_valid
+                      && (j_far_q || !scan_found) && |adv_left[31:5] && !busy_q && j_cnt == 4'd0;
+    assign j_run = j_state == J_RUN;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            j_state <= J_RUN; j_cnt <= 4'd0; j_cmd_seen <= 1'b0;
+            j_lo_q <= 1'b0; j_hi_q <= 1'b0; lo_add_q <= 24'd1; j_amt_q <= 32'd0;
+        end else begin
+            j_lo_q <= 1'b0;
+            j_hi_q <= 1'b0;
+            lo_add_q  <= 24'd1;
+            if (c_set || c_clear || c_clear_all) j_cmd_seen <= 1'b1;
+            case (j_state)
+                J_RUN: begin
+                    if (j_cnt != 4'd0) j_cnt <= j_cnt - 4'd1;
+                    if (j_go) begin
+                        j_state <= J_WAIT; j_cnt <= 4'd6; j_cmd_seen <= 1'b0;
+                    end
+                end
+                J_WAIT: begin          // the counter and gap1 settle
+                    j_cnt <= j_cnt - 4'd1;
+                    if (j_cnt == 4'd1) j_state <= J_CMP;
+                end
+                J_CMP: begin           // gap1 against what ADVANCE has left
+                    j_big   <= !scan_found || |j_gap1_q[47:32];
+                    j_lt_hi <= j_gap1_q[31:16] < adv_left[31:16];
+                    j_eq_hi <= j_gap1_q[31:16] == adv_left[31:16];
+                    j_lt_lo <= j_gap1_q[15:0] < adv_left[15:0];
+                    j_state <= J_SEL;
+                end
+                J_SEL: begin
+                    if (j_cmd_seen || !scan_valid) begin
+                        j_state <= J_END; j_cnt <= 4'd2;
+                    end else begin
+                        j_amt_q  <= j_big || !(j_lt_hi || (j_eq_hi && j_lt_lo)) ? adv_left : j_gap1_q[31:0];
+                        lo_add_q <= j_big || !(j_lt_hi || (j_eq_hi && j_lt_lo)) ? adv_left[23:0] : j_gap1_q[23:0];
+                        j_lo_q <= 1'b1;
+                        j_state <= J_LO;
+                    end
+                end
+                J_LO:    j_state <= J_CARRY;   // low halves added (j_lo_go_q)
+                J_CARRY: begin                 // carry and borrow move up
+                    j_hi_q <= 1'b1;
+                    j_state <= J_HI;
+                end
+                J_HI: begin                    // high parts added (j_hi_go_q)
+                    j_state <= J_END; j_cnt <= 4'd2;
+                end
+                default: begin                 // ADVANCE's flag settles
+                    j_cnt <= j_cnt - 4'd1;
+                    if (j_cnt == 4'd1) begin j_state <= J_RUN; j_cnt <= 4'd8; end
+                end
+            endcase
+        end
+
     // ---------------------------------------------- read mux, two stages
     reg [15:0] now_hi_latch_q;
     reg [31:0] grp_q [0:5];
@@ -445,7 +541,8 @@ endmodule
 // away), and the read data, ack, IRQ and the search ports' parity leave
 // through one registered parity pin.
 module tickpath_top #(
-    parameter integer WITH_SCAN = 0
+    parameter integer WITH_SCAN = 0,
+    parameter integer WITH_JUMP = 0
 ) (
     input  wire i_clk,
     input  wire i_rst,
@@ -461,7 +558,7 @@ module tickpath_top #(
     end
     wire        ack, irq, sp;
     wire [31:0] dat;
-    tickpath #(.WITH_SCAN(WITH_SCAN)) u_tp (
+    tickpath #(.WITH_SCAN(WITH_SCAN), .WITH_JUMP(WITH_JUMP)) u_tp (
         .i_clk(i_clk), .i_rst(rst_q),
         .i_wb_cyc(sh_q[40]), .i_wb_stb(sh_q[39]), .i_wb_we(sh_q[38]), .i_wb_adr(sh_q[37:32]),
         .i_wb_dat(sh_q[31:0]), .o_wb_ack(ack), .o_wb_dat(dat),
