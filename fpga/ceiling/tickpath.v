@@ -205,7 +205,7 @@ module tickpath #(
     // with tick_p, which is tick_v in the next clock: tick - arm as two
     // 24-bit differences, the high one both with and without the low
     // half's borrow, so V only picks a sign bit.
-    reg        c_set, c_clear, c_clear_all, c_bad;
+    reg        c_set, c_clear, c_clear_all, c_bad, bm_clear;
     reg [3:0]  c_wr;                   // the level a SET or CLEAR writes
     reg [1:0]  c_lvl;
     reg [7:0]  c_slot;
@@ -222,6 +222,9 @@ module tickpath #(
         c_set       <= !i_rst && w_cmd && wop_set && wcmd_ok;
         c_clear     <= !i_rst && w_cmd && wop_clear && wcmd_ok;
         c_clear_all <= !i_rst && w_cmd && wop_clear_all;
+        // Reset empties the bitmaps as CLEAR_ALL does: their own register,
+        // so that the reset does not reach into their read paths.
+        bm_clear    <= i_rst || (w_cmd && wop_clear_all);
         c_bad       <= !i_rst && (w_bad || (w_cmd && !((wop_set || wop_clear) && wcmd_ok) && !wop_clear_all));
         c_wr        <= !i_rst && w_cmd && (wop_set || wop_clear) && wcmd_ok ? 4'd1 << cmd_level[1:0] : 4'd0;
         c_lvl       <= cmd_level[1:0];
@@ -246,7 +249,7 @@ module tickpath #(
     generate
         for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
             tp_bitmap u_bitmap (
-                .i_clk(i_clk), .i_rst(i_rst), .i_clear_all(c_clear_all),
+                .i_clk(i_clk), .i_rst(1'b0), .i_clear_all(bm_clear),
                 .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set),
                 .i_visit_slot(tick_v[gl*SB +: SB]), .o_visit_bit(busy_h[gl]),
                 .i_search_word(scan_waddr[gl*4 +: 4]), .o_search_word(search_word[gl])
@@ -269,7 +272,8 @@ module tickpath #(
                 scan_base_q  <= tick_v;
             end
             scan_core u_scan (
-                .i_clk(i_clk), .i_rst(i_rst), .i_start(scan_start_q), .i_base(scan_base_q),
+                // Reset restarts the scan (scan_start_q), which is all it needs.
+                .i_clk(i_clk), .i_rst(1'b0), .i_start(scan_start_q), .i_base(scan_base_q),
                 .o_waddr(scan_waddr),
                 .i_words({search_word[3], search_word[2], search_word[1], search_word[0]}),
                 .o_valid(scan_valid), .o_found(scan_found), .o_next(scan_next)
@@ -419,18 +423,22 @@ module tickpath #(
     // carry, high part; ADVANCE's remainder the same. Bus accesses wait
     // meanwhile, so no SET is judged while the counter jumps; a command
     // that slipped in before calls the jump off.
-    // A - 1 - now from tick_p, two clocks behind it: gap1_q.
-    reg [24:0] j_gl_q;
-    reg [23:0] j_gh0_q, j_gh1_q;
+    // A - 1 - now from tick_p, two clocks behind it: gap1_q, as A + ~now in
+    // three 16-bit parts, the upper two formed with and without a carry in.
+    reg [16:0] j_gl_q, j_gm0_q, j_gm1_q;
+    reg [15:0] j_gh0_q, j_gh1_q;
     reg [47:0] j_gap1_q;
     reg        j_far_q, j_passed_q;
     reg [2:0]  j_fresh_q;              // the answer has stood through J1..J3
     always @(posedge i_clk) begin
         j_fresh_q <= i_rst ? 3'd0 : {j_fresh_q[1:0], scan_valid} & {3{scan_valid}};
-        j_gl_q   <= {1'b0, scan_next[23:0]} + {1'b0, ~tick_p[23:0]};
-        j_gh0_q  <= scan_next[47:24] + ~tick_p[47:24];
-        j_gh1_q  <= scan_next[47:24] - tick_p[47:24];
-        j_gap1_q <= {j_gl_q[24] ? j_gh1_q : j_gh0_q, j_gl_q[23:0]};
+        j_gl_q   <= {1'b0, scan_next[15:0]} + {1'b0, ~tick_p[15:0]};
+        j_gm0_q  <= {1'b0, scan_next[31:16]} + {1'b0, ~tick_p[31:16]};
+        j_gm1_q  <= {1'b0, scan_next[31:16]} + {1'b0, ~tick_p[31:16]} + 17'd1;
+        j_gh0_q  <= scan_next[47:32] + ~tick_p[47:32];
+        j_gh1_q  <= scan_next[47:32] - tick_p[47:32];
+        j_gap1_q <= {(j_gl_q[16] ? j_gm1_q[16] : j_gm0_q[16]) ? j_gh1_q : j_gh0_q,
+                     j_gl_q[16] ? j_gm1_q[15:0] : j_gm0_q[15:0], j_gl_q[15:0]};
         j_far_q    <= j_fresh_q[1] && !j_gap1_q[47] && |j_gap1_q[46:5];
         j_passed_q <= j_fresh_q[1] && j_gap1_q[47];
     end
@@ -441,8 +449,13 @@ module tickpath #(
     reg [3:0]  j_cnt;
     reg        j_cmd_seen, j_big, j_lt_hi, j_eq_hi, j_lt_lo;
     wire [31:0] adv_left = {adv_hi_q, adv_lo_q};
-    wire       j_go = WITH_JUMP != 0 && ctrl_src_q == SRC_HOST && adv_nz_q && scan_valid
-                      && (j_far_q || !scan_found) && |adv_left[31:5] && !busy_q && j_cnt == 4'd0;
+    // Whether to jump, registered a clock ahead (from flags a clock old).
+    reg        j_go_q, j_adv_far_q;
+    always @(posedge i_clk) begin
+        j_adv_far_q <= |adv_left[31:5];
+        j_go_q      <= WITH_JUMP != 0 && !i_rst && ctrl_src_q == SRC_HOST && adv_nz_q && scan_valid
+                       && (j_far_q || !scan_found) && j_adv_far_q && j_run && j_cnt == 4'd0;
+    end
     assign j_run = j_state == J_RUN;
     always @(posedge i_clk)
         if (i_rst) begin
@@ -456,7 +469,7 @@ module tickpath #(
             case (j_state)
                 J_RUN: begin
                     if (j_cnt != 4'd0) j_cnt <= j_cnt - 4'd1;
-                    if (j_go) begin
+                    if (j_go_q && !busy_q) begin
                         j_state <= J_WAIT; j_cnt <= 4'd6; j_cmd_seen <= 1'b0;
                     end
                 end
