@@ -65,6 +65,7 @@ module tickpath #(
     reg [31:0] wdat;
     reg        wdat_nz;                // wdat != 0, for ADVANCE
     reg        wop_set, wop_clear, wop_clear_all, wcmd_ok;
+    reg [3:0]  wcmd_wr;
     always @(posedge i_clk) begin
         busy_q   <= i_rst ? 1'b0 : acc ? 1'b1 : stb_q ? busy_q : 1'b0;
         w_ctrl   <= acc && we_q && adr_q == TW_REG_CTRL;
@@ -89,6 +90,10 @@ module tickpath #(
         wop_clear     <= dat_q[TW_CMD_OP_LSB +: 4] == OP_CLEAR;
         wop_clear_all <= dat_q[TW_CMD_OP_LSB +: 4] == OP_CLEAR_ALL;
         wcmd_ok       <= dat_q[TW_CMD_LEVEL_LSB + 2 +: 2] == 2'd0 && dat_q[TW_CMD_SLOT_LSB + 8 +: 8] == 8'd0;
+        // A SET or CLEAR of an existing slot: the level it writes, one-hot.
+        wcmd_wr       <= (dat_q[TW_CMD_OP_LSB +: 4] == OP_SET || dat_q[TW_CMD_OP_LSB +: 4] == OP_CLEAR)
+                         && dat_q[TW_CMD_LEVEL_LSB + 2 +: 2] == 2'd0 && dat_q[TW_CMD_SLOT_LSB + 8 +: 8] == 8'd0
+                         ? 4'd1 << dat_q[TW_CMD_LEVEL_LSB +: 2] : 4'd0;
     end
 
     // ------------------------------------------------------ control registers
@@ -226,7 +231,7 @@ module tickpath #(
         // so that the reset does not reach into their read paths.
         bm_clear    <= i_rst || (w_cmd && wop_clear_all);
         c_bad       <= !i_rst && (w_bad || (w_cmd && !((wop_set || wop_clear) && wcmd_ok) && !wop_clear_all));
-        c_wr        <= !i_rst && w_cmd && (wop_set || wop_clear) && wcmd_ok ? 4'd1 << cmd_level[1:0] : 4'd0;
+        c_wr        <= {4{!i_rst && w_cmd}} & wcmd_wr;
         c_lvl       <= cmd_level[1:0];
         c_slot      <= cmd_slot[7:0];
         c_borrow    <= diff_l[24];
