@@ -7,7 +7,7 @@
 // measurement; this is
 //   iverilog -g2005 -Irtl [-Ptb_tickpath.WITH_SCAN=1 [-Ptb_tickpath.WITH_JUMP=1]] -o /tmp/tb_tickpath \
 //     fpga/ceiling/tb_tickpath.v fpga/ceiling/tickpath.v fpga/ceiling/scan.v \
-//     rtl/tw_bitmap.v rtl/tw_evfifo.v && vvp /tmp/tb_tickpath
+//     rtl/tw_bitmap.v && vvp /tmp/tb_tickpath
 // With WITH_SCAN it also checks the search's answer after the last SET.
 module tb_tickpath #(parameter integer WITH_SCAN = 0, parameter integer WITH_JUMP = 0);
 `include "tw_regs.vh"

@@ -15,7 +15,7 @@ out=$1 top=${2:-tickpath_top} seeds=${3:-"1 2 3"} boards=${4:-"icebreaker hx8k"}
 chparam=""
 [ -z "$params" ] || chparam="chparam $params $top;"
 case $top in
-    tickpath_top) src="fpga/ceiling/tickpath.v fpga/ceiling/scan.v rtl/tw_bitmap.v rtl/tw_evfifo.v" ;;
+    tickpath_top) src="fpga/ceiling/tickpath.v fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
     scan_top)     src="fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
     *) echo "tickpath.sh: unknown top $top" >&2; exit 1 ;;
 esac

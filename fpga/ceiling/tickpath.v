@@ -339,7 +339,7 @@ module tickpath #(
     wire [FIFO_LOG2:0] fifo_count;
     wire               fifo_full, fifo_empty, push_ok;
     reg                pop_fifo;
-    tw_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
+    tp_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
         .i_clk(i_clk), .i_rst(i_rst),
         .i_push(push_e), .i_data(entry_e), .o_push_ok(push_ok),
         .i_pop(pop_fifo), .o_head(head),
@@ -681,5 +681,58 @@ module tp_bitmap (
     wire [15:0] search_old = search_seen_q ? search_raw_q : 16'd0;
     assign o_search_word = !search_byp_q ? search_old
                          : byp_val_q ? search_old | byp_onehot : search_old & ~byp_onehot;
+endmodule
+`default_nettype wire
+
+`default_nettype none
+// tp_evfifo: rtl/tw_evfifo.v with its full and empty flags registered
+// beside the count, so that the push/pop decision starts from flops.
+module tp_evfifo #(
+    parameter integer WIDTH = 8,
+    parameter integer DEPTH_LOG2 = 4
+) (
+    input  wire                  i_clk,
+    input  wire                  i_rst,
+    input  wire                  i_push,
+    input  wire [WIDTH-1:0]      i_data,
+    output wire                  o_push_ok,
+    input  wire                  i_pop,
+    output wire [WIDTH-1:0]      o_head,
+    output wire [DEPTH_LOG2:0]   o_count,
+    output reg                   o_full,
+    output reg                   o_empty
+);
+    localparam integer DEPTH = 1 << DEPTH_LOG2;
+    reg [WIDTH-1:0]      mem_q [0:DEPTH-1];
+    reg [DEPTH_LOG2-1:0] rd_ptr_q, wr_ptr_q;
+    reg [DEPTH_LOG2:0]   count_q;
+    assign o_count = count_q;
+    assign o_head  = mem_q[rd_ptr_q];
+    wire do_pop  = i_pop && !o_empty;
+    assign o_push_ok = !o_full || do_pop;
+    wire do_push = i_push && o_push_ok;
+    always @(posedge i_clk)
+        if (do_push)
+            mem_q[wr_ptr_q] <= i_data;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            rd_ptr_q <= 0; wr_ptr_q <= 0; count_q <= 0; o_full <= 1'b0; o_empty <= 1'b1;
+        end else begin
+            if (do_push) wr_ptr_q <= wr_ptr_q + 1'b1;
+            if (do_pop)  rd_ptr_q <= rd_ptr_q + 1'b1;
+            case ({do_push, do_pop})
+                2'b10: begin
+                    count_q <= count_q + 1'b1;
+                    o_full  <= count_q == DEPTH - 1;
+                    o_empty <= 1'b0;
+                end
+                2'b01: begin
+                    count_q <= count_q - 1'b1;
+                    o_full  <= 1'b0;
+                    o_empty <= count_q == 1;
+                end
+                default: ;
+            endcase
+        end
 endmodule
 `default_nettype wire
