@@ -24,9 +24,10 @@
 //   O  offset i*16 - qb + 1 (formed in R) + j, recorded if the level has
 //      no hit yet; the sequencer leaves a level once O has its hit
 // and, once the last word has left O:
-//   F1 distances (o_k << 8k) - (B mod 2^8k), two levels a pair compared
-//   F2 the lesser of each pair; F3 the compare of the two, F4 the least
-//   F5, F6 B + the least, in two 24-bit halves (carry registered)
+//   F1 distances (o_k << 8k) - (B mod 2^8k)
+//   F2 two levels a pair compared, in parts of at most 12 bits; F3 the
+//   lesser of each pair; F4, F5 the same for the two
+//   F6, F7 B + the least, in two 24-bit halves (carry registered)
 module scan #(
     parameter integer PARALLEL = 0
 ) (
@@ -222,7 +223,7 @@ module scan_core #(
 
     // ------------------------------------------------- the least distance, F
     // The scan is over when the sequencer has stopped and no word is left.
-    reg        pend_q, fin1, fin2, fin3, fin4, fin5;
+    reg        pend_q, fin1, fin2, fin3, fin4, fin5, fin6;
     wire       over = pend_q && !run_q && !v_r && !v_m && !v_n && !v_o;
     reg [33:0] d1 [0:3];               // {not found, distance}
     reg [7:0]  neg_l1;
@@ -230,12 +231,28 @@ module scan_core #(
     reg [23:0] neg_l3;
     reg        nz_l1, nz_l2, nz_l3;
     reg [33:0] d2a [0:1], d2b [0:1];   // each pair
-    reg        lt_lo2 [0:1], lt_hi2 [0:1], eq_hi2 [0:1];
+    reg [2:0]  lt2 [0:1], eq2 [0:1];   // b < a, b == a, per part
     reg [33:0] d3 [0:1];
-    reg        lt_lo3, lt_hi3, eq_hi3;
-    reg [33:0] d4;
-    reg [24:0] sum_lo5;
-    reg [23:0] hi5;
+    reg [33:0] d4a, d4b;
+    reg [2:0]  lt4, eq4;
+    reg [33:0] d5;
+    reg [24:0] sum_lo6;
+    reg [23:0] hi6;
+    // b < a and b == a in three parts (bits 11:0, 23:12, 33:24), so that
+    // no compare is more than 12 bits long.
+    function [5:0] cmp_parts;          // {lt[2:0], eq[2:0]}
+        input [33:0] b, a;
+        begin
+            cmp_parts = {b[33:24] < a[33:24], b[23:12] < a[23:12], b[11:0] < a[11:0],
+                         b[33:24] == a[33:24], b[23:12] == a[23:12], b[11:0] == a[11:0]};
+        end
+    endfunction
+    function less;                     // from the parts
+        input [2:0] lt, eq;
+        begin
+            less = lt[2] || (eq[2] && (lt[1] || (eq[1] && lt[0])));
+        end
+    endfunction
     always @(posedge i_clk) begin
         pend_q <= !i_rst && (i_start || (pend_q && !over));
         fin1   <= !flush && over;
@@ -250,32 +267,31 @@ module scan_core #(
         d1[1] <= !found_q[1] ? {1'b1, 33'd0} : {1'b0, 16'd0, o_q[1] - {8'd0, nz_l1}, neg_l1};
         d1[2] <= !found_q[2] ? {1'b1, 33'd0} : {1'b0, 8'd0, o_q[2] - {8'd0, nz_l2}, neg_l2};
         d1[3] <= !found_q[3] ? {1'b1, 33'd0} : {1'b0, o_q[3] - {8'd0, nz_l3}, neg_l3};
-        // F2: each pair compared in two halves.
+        // F2: each pair compared in parts; F3: the lesser of each pair.
         fin2 <= !flush && fin1;
         for (l = 0; l < 2; l = l + 1) begin
-            d2a[l]    <= d1[2*l];
-            d2b[l]    <= d1[2*l+1];
-            lt_lo2[l] <= d1[2*l+1][16:0] < d1[2*l][16:0];
-            lt_hi2[l] <= d1[2*l+1][33:17] < d1[2*l][33:17];
-            eq_hi2[l] <= d1[2*l+1][33:17] == d1[2*l][33:17];
+            d2a[l] <= d1[2*l];
+            d2b[l] <= d1[2*l+1];
+            {lt2[l], eq2[l]} <= cmp_parts(d1[2*l+1], d1[2*l]);
         end
-        // F3: the lesser of each pair; F3's compare of the two in halves.
         fin3 <= !flush && fin2;
         for (l = 0; l < 2; l = l + 1)
-            d3[l] <= (lt_hi2[l] || (eq_hi2[l] && lt_lo2[l])) ? d2b[l] : d2a[l];
+            d3[l] <= less(lt2[l], eq2[l]) ? d2b[l] : d2a[l];
+        // F4, F5: the same for the two.
         fin4 <= !flush && fin3;
-        lt_lo3 <= d3[1][16:0] < d3[0][16:0];
-        lt_hi3 <= d3[1][33:17] < d3[0][33:17];
-        eq_hi3 <= d3[1][33:17] == d3[0][33:17];
-        d4     <= (lt_hi3 || (eq_hi3 && lt_lo3)) ? d3[1] : d3[0];
-        // F5, F6: B + the least, the high half a clock after the low.
-        fin5    <= !flush && fin4;
-        sum_lo5 <= {1'b0, base_q[23:0]} + {1'b0, d4[23:0]};
-        hi5     <= base_q[47:24] + {14'd0, d4[32:24]};
-        o_valid <= !flush && (fin5 || o_valid);
-        if (fin5) begin
-            o_found <= !d4[33];
-            o_next  <= {hi5 + {23'd0, sum_lo5[24]}, sum_lo5[23:0]};
+        d4a <= d3[0];
+        d4b <= d3[1];
+        {lt4, eq4} <= cmp_parts(d3[1], d3[0]);
+        fin5 <= !flush && fin4;
+        d5   <= less(lt4, eq4) ? d4b : d4a;
+        // F6, F7: B + the least, the high half a clock after the low.
+        fin6    <= !flush && fin5;
+        sum_lo6 <= {1'b0, base_q[23:0]} + {1'b0, d5[23:0]};
+        hi6     <= base_q[47:24] + {14'd0, d5[32:24]};
+        o_valid <= !flush && (fin6 || o_valid);
+        if (fin6) begin
+            o_found <= !d5[33];
+            o_next  <= {hi6 + {23'd0, sum_lo6[24]}, sum_lo6[23:0]};
         end
     end
 endmodule
