@@ -353,13 +353,17 @@ module tickpath #(
     reg        pushed_q;
     reg [4:0]  pushed_ev_q;            // the pushed entry's hits and late flag
     reg [31:0] cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
+    reg [4:0]  cnt_c_q;
     always @(posedge i_clk)
         if (i_rst) begin
             overflow_q <= 1'b0; cmd_err_q <= 1'b0; hold_q <= 1'b0; room_q <= 1'b1;
             dropped_q <= 1'b0; pushed_q <= 1'b0; cmd_q <= 1'b0; bad_q <= 1'b0; late_cnt_q <= 1'b0; events_q <= 0;
             cnt_events_q <= 0; cnt_late_q <= 0; cnt_overflow_q <= 0; cnt_cmds_q <= 0; cnt_buserr_q <= 0;
+            cnt_c_q <= 0;
         end else begin
-            room_q     <= fifo_count <= 5'd16 - MARGIN[4:0];
+            // fifo_count <= 16 - MARGIN, written out for MARGIN = 11 (ABC
+            // made a carry chain of the comparison).
+            room_q     <= !(fifo_count[4] || fifo_count[3] || (fifo_count[2] && fifo_count[1]));
             dropped_q  <= push_e && !push_ok;
             pushed_q   <= push_e && push_ok;
             pushed_ev_q <= entry_e[2+SB +: 5];
@@ -373,11 +377,18 @@ module tickpath #(
             if (bad_q) cmd_err_q <= 1'b1;
             else if (w_status && wdat[TW_STATUS_CMD_ERR_LSB]) cmd_err_q <= 1'b0;
             if (w_status && wdat[TW_STATUS_HOLD_LSB]) hold_q <= 1'b0;
-            cnt_events_q   <= cnt_events_q + {29'd0, events_q};
-            cnt_late_q     <= cnt_late_q + {31'd0, late_cnt_q};
-            cnt_overflow_q <= cnt_overflow_q + {31'd0, dropped_q};
-            cnt_cmds_q     <= cnt_cmds_q + {31'd0, cmd_q};
-            cnt_buserr_q   <= cnt_buserr_q + {31'd0, bad_q};
+            // 16-bit halves, the high half's carry registered (a read may
+            // see the high half a clock behind).
+            {cnt_c_q[0], cnt_events_q[15:0]}   <= {1'b0, cnt_events_q[15:0]} + {14'd0, events_q};
+            {cnt_c_q[1], cnt_late_q[15:0]}     <= {1'b0, cnt_late_q[15:0]} + {16'd0, late_cnt_q};
+            {cnt_c_q[2], cnt_overflow_q[15:0]} <= {1'b0, cnt_overflow_q[15:0]} + {16'd0, dropped_q};
+            {cnt_c_q[3], cnt_cmds_q[15:0]}     <= {1'b0, cnt_cmds_q[15:0]} + {16'd0, cmd_q};
+            {cnt_c_q[4], cnt_buserr_q[15:0]}   <= {1'b0, cnt_buserr_q[15:0]} + {16'd0, bad_q};
+            cnt_events_q[31:16]   <= cnt_events_q[31:16] + {15'd0, cnt_c_q[0]};
+            cnt_late_q[31:16]     <= cnt_late_q[31:16] + {15'd0, cnt_c_q[1]};
+            cnt_overflow_q[31:16] <= cnt_overflow_q[31:16] + {15'd0, cnt_c_q[2]};
+            cnt_cmds_q[31:16]     <= cnt_cmds_q[31:16] + {15'd0, cnt_c_q[3]};
+            cnt_buserr_q[31:16]   <= cnt_buserr_q[31:16] + {15'd0, cnt_c_q[4]};
         end
 
     // -------------------------------------------- event read-out, registered
