@@ -531,7 +531,7 @@ module tickpath #(
     reg        rd1_q;
     reg [2:0]  rd1_grp_q;
     wire [31:0] status = {11'd0, fifo_count, 10'd0, 1'b0, o_irq, adv_nz_q, cmd_err_q, hold_q, overflow_q};
-    wire [31:0] caps   = {8'd0, 8'd48, 4'd0, 4'd4, 4'd0, 4'd8, 4'd0, 4'd4};
+    wire [31:0] caps   = {8'd0, 8'd48, 4'd0, 4'd4, 4'd8, 1'b0, 3'd4};
     always @(posedge i_clk) begin
         if (r_now_lo) now_hi_latch_q <= tick_v[47:32];
         rd1_q     <= !i_rst && r_acc;
