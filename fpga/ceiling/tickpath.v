@@ -1,4 +1,7 @@
 `default_nettype none
+// This file holds tickpath, its bitmap and FIFO and its top on pins, as
+// fpga/ceiling/tickpath.sh reads it: not every module is named after it.
+/* verilator lint_off DECLFILENAME */
 // A measurement, not the chip: tickwheel's tick path (rtl/tw_core.v at the
 // default 4 x 256 geometry) laid out as a pipeline for fmax, to learn how
 // fast an iCE40 can run it at one tick per clock. fpga/ceiling/tickpath.sh
@@ -39,9 +42,6 @@ module tickpath #(
     localparam integer ENTRY_W = 48 + LEVELS + 1 + 2 + SB;
     localparam [1:0] SRC_HOST = 2'd0, SRC_INT = 2'd1, SRC_EXT = 2'd2;
     localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
-    // Ticks decided but not yet in the FIFO (D..E plus the room flag's own
-    // lag) and one late entry: virtual time stops stepping this far from full.
-    localparam integer MARGIN = 11;
 
     // ------------------------------------------------------------- bus, B0/B1
     reg        cyc_q, stb_q, we_q;
@@ -120,7 +120,10 @@ module tickpath #(
 
     // ------------------------------------------------------- step decision, D
     reg        step_q;
-    reg        room_q;                 // the FIFO has MARGIN free entries
+    // The FIFO has 11 free entries: ticks decided but not yet in it (D..E
+    // plus this flag's own lag) and one late entry. Virtual time stops
+    // stepping this far from full.
+    reg        room_q;
     reg        hold_q;
     // Prescaler: counts presc_q..0 in two 16-bit halves, the high half's
     // borrow registered; reload_q is set in the clock it reads 0. (At
@@ -216,13 +219,18 @@ module tickpath #(
     reg [7:0]  c_slot;
     reg        c_borrow, c_neg0, c_neg1;
     reg [3:0]  c_match;
-    wire [3:0]  cmd_level = wdat[TW_CMD_LEVEL_LSB +: 4];
-    wire [15:0] cmd_slot  = wdat[TW_CMD_SLOT_LSB +: 16];
+    // The level's and slot's upper bits were checked in B1 (wcmd_ok).
+    wire [1:0]  cmd_level = wdat[TW_CMD_LEVEL_LSB +: 2];
+    wire [7:0]  cmd_slot  = wdat[TW_CMD_SLOT_LSB +: 8];
     wire [23:0] arm_l = arm_lo_q[23:0];
     wire [23:0] arm_h = {arm_hi_q, arm_lo_q[31:24]};
+    // Only the borrow and the sign bits are kept: the rest of each
+    // difference is the carry chain that forms them.
+    /* verilator lint_off UNUSEDSIGNAL */
     wire [24:0] diff_l  = {1'b0, lo_d_q} - {1'b0, arm_l};
     wire [23:0] diff_h0 = hi_q - arm_h;
     wire [23:0] diff_h1 = hi_q + ~arm_h;            // hi - arm_h - 1: one carry chain
+    /* verilator lint_on UNUSEDSIGNAL */
     always @(posedge i_clk) begin
         c_set       <= !i_rst && w_cmd && wop_set && wcmd_ok;
         c_clear     <= !i_rst && w_cmd && wop_clear && wcmd_ok;
@@ -232,14 +240,14 @@ module tickpath #(
         bm_clear    <= i_rst || (w_cmd && wop_clear_all);
         c_bad       <= !i_rst && (w_bad || (w_cmd && !((wop_set || wop_clear) && wcmd_ok) && !wop_clear_all));
         c_wr        <= {4{!i_rst && w_cmd}} & wcmd_wr;
-        c_lvl       <= cmd_level[1:0];
-        c_slot      <= cmd_slot[7:0];
+        c_lvl       <= cmd_level;
+        c_slot      <= cmd_slot;
         c_borrow    <= diff_l[24];
         c_neg0      <= diff_h0[23];
         c_neg1      <= diff_h1[23];
         // Per level: the tick's slot is the command's slot.
-        c_match     <= {tick_p[24 +: 8] == cmd_slot[7:0], tick_p[16 +: 8] == cmd_slot[7:0],
-                        tick_p[8 +: 8] == cmd_slot[7:0], tick_p[0 +: 8] == cmd_slot[7:0]};
+        c_match     <= {tick_p[24 +: 8] == cmd_slot, tick_p[16 +: 8] == cmd_slot,
+                        tick_p[8 +: 8] == cmd_slot, tick_p[0 +: 8] == cmd_slot};
     end
     wire reached = !(c_borrow ? c_neg1 : c_neg0);    // tick_v - arm >= 0 mod 2^48
     // The visit in V of the slot the SET names reports it (the bitmap's
@@ -250,6 +258,7 @@ module tickpath #(
     // ------------------------------------------------ bitmaps, read in V
     wire [3:0]  busy_h;                // despite its name, valid in G
     wire [15:0] search_word [0:3];
+    wire [15:0] scan_waddr;            // the search ports' word addresses
     genvar gl;
     generate
         for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
@@ -263,14 +272,16 @@ module tickpath #(
     endgenerate
     // The search ports: read by the scan, restarted after every bitmap
     // command from the tick under visit, or folded into a parity.
-    wire [15:0] scan_waddr;
     wire        scan_valid, scan_found;
-    wire        scan_passed;           // the counter has reached the answer
+    // The counter has reached the answer; without the scan nothing reads it.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire        scan_passed;
+    /* verilator lint_on UNUSEDSIGNAL */
     wire [47:0] scan_next;
-    reg         scan_start_q;
-    reg  [47:0] scan_base_q;
     generate
         if (WITH_SCAN != 0) begin : g_scan
+            reg         scan_start_q;
+            reg  [47:0] scan_base_q;
             always @(posedge i_clk) begin
                 scan_start_q <= i_rst || c_set || c_clear || c_clear_all
                                 || (scan_passed && scan_valid && scan_found);
@@ -337,13 +348,17 @@ module tickpath #(
 
     wire [ENTRY_W-1:0] head;
     wire [FIFO_LOG2:0] fifo_count;
-    wire               fifo_full, fifo_empty, push_ok;
+    wire               fifo_empty, push_ok;
     reg                pop_fifo;
     tp_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
         .i_clk(i_clk), .i_rst(i_rst),
         .i_push(push_e), .i_data(entry_e), .o_push_ok(push_ok),
         .i_pop(pop_fifo), .o_head(head),
-        .o_count(fifo_count), .o_full(fifo_full), .o_empty(fifo_empty)
+        // The push decides on push_ok, and STATUS shows the count: the
+        // full flag has no reader here.
+        /* verilator lint_off PINCONNECTEMPTY */
+        .o_count(fifo_count), .o_full(), .o_empty(fifo_empty)
+        /* verilator lint_on PINCONNECTEMPTY */
     );
 
     // Status and statistics, a clock after E.
@@ -361,8 +376,8 @@ module tickpath #(
             cnt_events_q <= 0; cnt_late_q <= 0; cnt_overflow_q <= 0; cnt_cmds_q <= 0; cnt_buserr_q <= 0;
             cnt_c_q <= 0;
         end else begin
-            // fifo_count <= 16 - MARGIN, written out for MARGIN = 11 (ABC
-            // made a carry chain of the comparison).
+            // fifo_count <= 16 - 11, written out (ABC made a carry chain
+            // of the comparison).
             room_q     <= !(fifo_count[4] || fifo_count[3] || (fifo_count[2] && fifo_count[1]));
             dropped_q  <= push_e && !push_ok;
             pushed_q   <= push_e && push_ok;
@@ -445,9 +460,9 @@ module tickpath #(
     reg [15:0] j_gh0_q, j_gh1_q;
     reg [47:0] j_gap1_q;
     reg        j_far_q, j_passed_q;
-    reg [2:0]  j_fresh_q;              // the answer has stood through J1..J3
+    reg [1:0]  j_fresh_q;              // the answer has stood since gap1 started from it
     always @(posedge i_clk) begin
-        j_fresh_q <= i_rst ? 3'd0 : {j_fresh_q[1:0], scan_valid} & {3{scan_valid}};
+        j_fresh_q <= i_rst ? 2'd0 : {j_fresh_q[0], scan_valid} & {2{scan_valid}};
         j_gl_q   <= {1'b0, scan_next[15:0]} + {1'b0, ~tick_p[15:0]};
         j_gm0_q  <= {1'b0, scan_next[31:16]} + {1'b0, ~tick_p[31:16]};
         j_gm1_q  <= {1'b0, scan_next[31:16]} + {1'b0, ~tick_p[31:16]} + 17'd1;
@@ -569,6 +584,8 @@ endmodule
 // shift register fed by one pin (so it is arbitrary and nothing folds
 // away), and the read data, ack, IRQ and the search ports' parity leave
 // through one registered parity pin.
+// One top on pins per measurement: tickpath.sh names the one it builds.
+/* verilator lint_off MULTITOP */
 module tickpath_top #(
     parameter integer WITH_SCAN = 0,
     parameter integer WITH_JUMP = 0
@@ -600,6 +617,7 @@ module tickpath_top #(
         o_parity <= ^{par_q, ack, irq, sp};
     end
 endmodule
+/* verilator lint_on MULTITOP */
 `default_nettype wire
 
 `default_nettype none
@@ -734,7 +752,7 @@ module tp_evfifo #(
             case ({do_push, do_pop})
                 2'b10: begin
                     count_q <= count_q + 1'b1;
-                    o_full  <= count_q == DEPTH - 1;
+                    o_full  <= count_q == DEPTH[DEPTH_LOG2:0] - 1'b1;
                     o_empty <= 1'b0;
                 end
                 2'b01: begin
@@ -747,3 +765,4 @@ module tp_evfifo #(
         end
 endmodule
 `default_nettype wire
+/* verilator lint_on DECLFILENAME */
