@@ -1,4 +1,7 @@
 `default_nettype none
+// This file holds the scan, its core and its top on pins, as
+// fpga/ceiling/tickpath.sh reads it: not every module is named after it.
+/* verilator lint_off DECLFILENAME */
 // A measurement, not the chip: the next-busy search's word scan (the s_*
 // logic of rtl/tw_core.v) pipelined for fmax, at the default 4 x 256
 // geometry, on the bitmaps of rtl/tw_bitmap.v (their search ports).
@@ -168,14 +171,25 @@ module scan_core #(
         end
     endfunction
     function [1:0] first4;             // the lowest set bit of four (0 if none)
+        // w[3] need not be read: the answer is 3 whether it is set or not.
+        /* verilator lint_off UNUSEDSIGNAL */
         input [3:0] w;
+        /* verilator lint_on UNUSEDSIGNAL */
         begin
             first4 = w[0] ? 2'd0 : w[1] ? 2'd1 : w[2] ? 2'd2 : 2'd3;
         end
     endfunction
     integer l, n;
-    reg [15:0] hits;
-    reg [1:0]  nib;
+    // Per lane: the masked word in M, the first nibble with a bit in N.
+    wire [15:0] hits_m [0:LANES-1];
+    wire [1:0]  nib_n [0:LANES-1];
+    genvar gn;
+    generate
+        for (gn = 0; gn < LANES; gn = gn + 1) begin : g_lane
+            assign hits_m[gn] = word_m[gn] & mask_m[gn];
+            assign nib_n[gn]  = first4(nz_n[gn]);
+        end
+    endgenerate
     assign hit_here = v_o && hit_o[0] && lvl_o == lvl_q;
     always @(posedge i_clk) begin
         // A -> R: what the address clock read.
@@ -186,18 +200,17 @@ module scan_core #(
         v_m   <= !flush && v_r;
         lvl_m <= lvl_r;
         for (l = 0; l < LANES; l = l + 1) begin
-            word_m[l] <= word[PARALLEL != 0 ? l : lvl_r];
-            mask_m[l] <= scan_mask(i_r, q_q[PARALLEL != 0 ? l : lvl_r][3:0]);
-            c_m[l]    <= {i_r, 4'd0} - {5'd0, q_q[PARALLEL != 0 ? l : lvl_r][3:0]} + 9'd1;
+            word_m[l] <= word[PARALLEL != 0 ? l[1:0] : lvl_r];
+            mask_m[l] <= scan_mask(i_r, q_q[PARALLEL != 0 ? l[1:0] : lvl_r][3:0]);
+            c_m[l]    <= {i_r, 4'd0} - {5'd0, q_q[PARALLEL != 0 ? l[1:0] : lvl_r][3:0]} + 9'd1;
         end
         // M -> N: per nibble of the masked word, any bit and the first.
         v_n   <= !flush && v_m;
         lvl_n <= lvl_m;
         for (l = 0; l < LANES; l = l + 1) begin
-            hits = word_m[l] & mask_m[l];
             for (n = 0; n < 4; n = n + 1) begin
-                nz_n[l][n]         <= |hits[n*4 +: 4];
-                ix_n[l][n*2 +: 2]  <= first4(hits[n*4 +: 4]);
+                nz_n[l][n]         <= |hits_m[l][n*4 +: 4];
+                ix_n[l][n*2 +: 2]  <= first4(hits_m[l][n*4 +: 4]);
             end
             c_n[l] <= c_m[l];
         end
@@ -205,9 +218,8 @@ module scan_core #(
         v_o   <= !flush && v_n;
         lvl_o <= lvl_n;
         for (l = 0; l < LANES; l = l + 1) begin
-            nib = first4(nz_n[l]);
             hit_o[l] <= |nz_n[l];
-            j_o[l]   <= {nib, ix_n[l][nib*2 +: 2]};
+            j_o[l]   <= {nib_n[l], ix_n[l][nib_n[l]*2 +: 2]};
             c_o[l]   <= c_n[l];
         end
         // O: the level's first hit.
@@ -215,9 +227,9 @@ module scan_core #(
             found_q <= 4'd0;
         else if (v_o)
             for (l = 0; l < LANES; l = l + 1)
-                if (hit_o[l] && !found_q[PARALLEL != 0 ? l : lvl_o]) begin
-                    found_q[PARALLEL != 0 ? l : lvl_o] <= 1'b1;
-                    o_q[PARALLEL != 0 ? l : lvl_o] <= c_o[l] + {5'd0, j_o[l]};
+                if (hit_o[l] && !found_q[PARALLEL != 0 ? l[1:0] : lvl_o]) begin
+                    found_q[PARALLEL != 0 ? l[1:0] : lvl_o] <= 1'b1;
+                    o_q[PARALLEL != 0 ? l[1:0] : lvl_o] <= c_o[l] + {5'd0, j_o[l]};
                 end
     end
 
@@ -248,7 +260,11 @@ module scan_core #(
         end
     endfunction
     function less;                     // from the parts
-        input [2:0] lt, eq;
+        input [2:0] lt;
+        // eq[0] need not be read: equal low parts are not less.
+        /* verilator lint_off UNUSEDSIGNAL */
+        input [2:0] eq;
+        /* verilator lint_on UNUSEDSIGNAL */
         begin
             less = lt[2] || (eq[2] && (lt[1] || (eq[1] && lt[0])));
         end
@@ -298,6 +314,8 @@ endmodule
 
 // The scan on a device with few pins: its inputs from a shift register fed
 // by one pin, its outputs folded into one registered parity pin.
+// One top on pins per measurement: tickpath.sh names the one it builds.
+/* verilator lint_off MULTITOP */
 module scan_top #(
     parameter integer PARALLEL = 0
 ) (
@@ -327,4 +345,6 @@ module scan_top #(
         o_parity <= ^{par_q, valid, found};
     end
 endmodule
+/* verilator lint_on MULTITOP */
 `default_nettype wire
+/* verilator lint_on DECLFILENAME */
