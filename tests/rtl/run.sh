@@ -1,5 +1,5 @@
 #!/bin/sh
-# Icarus Verilog testbenches for the RTL.
+# Icarus Verilog testbenches for the RTL and the fpga/ceiling/ prototypes.
 #   tests/rtl/run.sh [BUILD_DIR]      (default: build/rtl in the repository; run from anywhere)
 # Environment: SEED=N (default: each testbench's fixed default), IVERILOG, VVP.
 # Prints "ok NAME" or "FAIL NAME" per run and exits non-zero if any failed;
@@ -14,13 +14,17 @@ VVP=${VVP:-vvp}
 seedarg=${SEED:++seed=$SEED}
 failed=0
 
-# run NAME TOP "RTL FILES" [iverilog options...]
+# run NAME TB "RTL FILES" [iverilog options...]
+# TB is a testbench in tests/rtl (its name) or elsewhere (its path without .v);
+# its top module is named after its file.
 run() {
-    name=$1 top=$2 files=$3
+    name=$1 tb=$2 files=$3
     shift 3
+    top=${tb##*/}
+    case $tb in */*) ;; *) tb=tests/rtl/$tb ;; esac
     log="$out/$name.log"
     if ! (cd "$root" && "$IVERILOG" -g2005 -Irtl -s "$top" -o "$out/$name.vvp" "$@" \
-            "tests/rtl/$top.v" $files) >"$log" 2>&1; then
+            "$tb.v" $files) >"$log" 2>&1; then
         echo "FAIL $name (compile, see $log)"
         failed=1
         return
@@ -40,9 +44,21 @@ fifo=rtl/tw_evfifo.v
 core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v"
 spi="rtl/tw_spi_top.v rtl/tw_spi.v $core"
 
+# The pipelined prototypes' self-checks (fpga/ceiling/README.md), in each
+# configuration whose fmax the README gives.
+ceiling() {
+    scan="fpga/ceiling/scan.v rtl/tw_bitmap.v"
+    run tb_tickpath fpga/ceiling/tb_tickpath "fpga/ceiling/tickpath.v $scan"
+    run tb_tickpath_scan fpga/ceiling/tb_tickpath "fpga/ceiling/tickpath.v $scan" -Ptb_tickpath.WITH_SCAN=1
+    run tb_tickpath_jump fpga/ceiling/tb_tickpath "fpga/ceiling/tickpath.v $scan" \
+        -Ptb_tickpath.WITH_SCAN=1 -Ptb_tickpath.WITH_JUMP=1
+    run tb_scan fpga/ceiling/tb_scan "$scan"
+}
+
 # The SPI bridge's testbench takes the longest: it runs on a second core
-# while the others run one after another.
-run tb_tw_spi tb_tw_spi "$spi" > "$out/tb_tw_spi.result" 2>&1 &
+# while the others run one after another, and the prototypes' (a few
+# seconds) after it there.
+{ run tb_tw_spi tb_tw_spi "$spi"; ceiling; } > "$out/second-core.result" 2>&1 &
 spi_pid=$!
 
 for b in 2 4 8 12; do
@@ -62,7 +78,7 @@ EOF
 done
 
 wait $spi_pid
-cat "$out/tb_tw_spi.result"
-grep -q "^FAIL" "$out/tb_tw_spi.result" && failed=1
+cat "$out/second-core.result"
+grep -q "^FAIL" "$out/second-core.result" && failed=1
 
 exit $failed
