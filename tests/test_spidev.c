@@ -81,6 +81,19 @@ static void on_probe(tw_timer *t, uint64_t now, void *arg)
     ((probe_timer *)arg)->fired++;
 }
 
+/* A wheel on the chip's prescaler at 1000 clocks a tick, and a probe timer
+ * ready to start; -1 (a failed check) if the device does not open. */
+static int open_probe(tw_fixture *f, const tw_backend *b, probe_timer *t)
+{
+    memset(t, 0, sizeof *t);
+    if (tw_fixture_open(f, b, TW_TIME_INTERNAL, 999) < 0) {
+        CHECK(0);
+        return -1;
+    }
+    CHECK_OK(tw_timer_init(&t->timer, on_probe, t));
+    return 0;
+}
+
 /* The setup the backend asks the kernel for, and the device it leaves. */
 static void test_setup(const tw_backend *unused)
 {
@@ -345,12 +358,8 @@ static void test_wait_unbounded(const tw_backend *b)
 {
     tw_fixture f;
     probe_timer t;
-    if (tw_fixture_open(&f, b, TW_TIME_INTERNAL, 999) < 0) { /* 1000 clocks a tick */
-        CHECK(0);
+    if (open_probe(&f, b, &t) < 0)
         goto out;
-    }
-    memset(&t, 0, sizeof t);
-    CHECK_OK(tw_timer_init(&t.timer, on_probe, &t));
     CHECK_OK(tw_start(&f.wheel, &t.timer, 50));
     fake.longest_wait_ns = 0;
     CHECK_EQ(tw_dev_wait_irq(&f.dev, UINT64_MAX), 1);
@@ -389,12 +398,8 @@ static void test_rise_after_look(const tw_backend *b)
 {
     tw_fixture f;
     probe_timer t;
-    if (tw_fixture_open(&f, b, TW_TIME_INTERNAL, 999) < 0) { /* 1000 clocks a tick */
-        CHECK(0);
+    if (open_probe(&f, b, &t) < 0)
         goto out;
-    }
-    memset(&t, 0, sizeof t);
-    CHECK_OK(tw_timer_init(&t.timer, on_probe, &t));
     CHECK_OK(tw_start(&f.wheel, &t.timer, 50));
     uint64_t edges = fake.edges;
     fake.look_cycles = fake.hz; /* up to a second */
@@ -478,14 +483,10 @@ static void test_irq_fd_event_loop(const tw_backend *b)
     tw_fixture f;
     probe_timer t;
     int fd = -1;
-    if (tw_fixture_open(&f, b, TW_TIME_INTERNAL, 999) < 0) { /* 1000 clocks a tick */
-        CHECK(0);
+    if (open_probe(&f, b, &t) < 0)
         goto out;
-    }
     fd = tw_spidev_irq_fd(&f.dev);
     CHECK(fd >= 0);
-    memset(&t, 0, sizeof t);
-    CHECK_OK(tw_timer_init(&t.timer, on_probe, &t));
     for (int round = 0; round < 2 && fd >= 0; round++) {
         /* Whatever came before is consumed first: the line is low. */
         CHECK_EQ(tw_dev_wait_irq(&f.dev, 0), 0);
