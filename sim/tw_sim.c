@@ -392,6 +392,20 @@ static int parse_irq(const char *s, char *chip, size_t chip_size, uint32_t *line
     return -1;
 }
 
+typedef enum { BACKEND_VL, BACKEND_MODEL, BACKEND_SPI, BACKEND_SPIDEV, NBACKENDS } backend_kind;
+static const char *const backend_names[NBACKENDS] = {"vl", "model", "spi", "spidev"};
+
+static int parse_backend(const char *s, backend_kind *out)
+{
+    for (int k = 0; k < NBACKENDS; k++)
+        if (!strcmp(s, backend_names[k])) {
+            *out = (backend_kind)k;
+            return 0;
+        }
+    fprintf(stderr, "tw-sim: --backend is 'vl', 'model', 'spi' or 'spidev', not '%s'\n", s);
+    return -1;
+}
+
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), m = strlen(tail);
@@ -400,7 +414,8 @@ static int ends_with(const char *s, const char *tail)
 
 int main(int argc, char **argv)
 {
-    const char *backend = "vl", *trace = NULL, *plot = NULL;
+    backend_kind backend = BACKEND_VL;
+    const char *trace = NULL, *plot = NULL;
     const scenario *sc = &scenarios[0];
     uint64_t ntimers = 10000, ticks = 0, seed = 1;
     static const struct option opts[] = {
@@ -450,7 +465,7 @@ int main(int argc, char **argv)
             }
             break;
         }
-        case 'b': backend = optarg; break;
+        case 'b': if (parse_backend(optarg, &backend)) return 2; break;
         case 'n': if (parse_u64("--timers", optarg, &ntimers)) return 2; break;
         case 't': if (parse_u64("--duration", optarg, &ticks)) return 2; break;
         case 's': if (parse_u64("--seed", optarg, &seed)) return 2; break;
@@ -483,11 +498,7 @@ int main(int argc, char **argv)
     }
     if (!ticks)
         ticks = sc->default_ticks;
-    if (strcmp(backend, "vl") && strcmp(backend, "model") && strcmp(backend, "spi") && strcmp(backend, "spidev")) {
-        fprintf(stderr, "tw-sim: --backend is 'vl', 'model', 'spi' or 'spidev', not '%s'\n", backend);
-        return 2;
-    }
-    if (spidev_given && strcmp(backend, "spidev")) {
+    if (spidev_given && backend != BACKEND_SPIDEV) {
         fprintf(stderr, "tw-sim: --spi-dev, --chip-hz, --spi-hz and --irq need --backend spidev\n");
         return 2;
     }
@@ -499,7 +510,7 @@ int main(int argc, char **argv)
                 (unsigned long)UINT32_MAX, (unsigned long long)chip_hz, (unsigned long long)spi_hz);
         return 2;
     }
-    if (spi_faults_given && strcmp(backend, "spi")) {
+    if (spi_faults_given && backend != BACKEND_SPI) {
         fprintf(stderr, "tw-sim: --spi-corrupt and --spi-drop need --backend spi\n");
         return 2;
     }
@@ -511,7 +522,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tw-sim: --duration must be 100..2^48 ticks, not %llu\n", (unsigned long long)ticks);
         return 2;
     }
-    if (geometry_given && strcmp(backend, "model")) {
+    if (geometry_given && backend != BACKEND_MODEL) {
         fprintf(stderr, "tw-sim: --geometry needs --backend model (the RTL's is fixed when it is built)\n");
         return 2;
     }
@@ -521,7 +532,7 @@ int main(int argc, char **argv)
                         "levels x slot bits <= 44, 1..12 FIFO bits\n", geo_m, geo_b, geo_f);
         return 2;
     }
-    if (trace && strcmp(backend, "vl")) {
+    if (trace && backend != BACKEND_VL) {
         fprintf(stderr, "tw-sim: --trace needs --backend vl\n");
         return 2;
     }
@@ -537,18 +548,18 @@ int main(int argc, char **argv)
                             .drop_rate = spi_drop, .seed = seed, .faults = &faults};
     tw_spidev_config board = {.spi_path = spi_dev, .speed_hz = (uint32_t)spi_hz, .chip_hz = (uint32_t)chip_hz,
                               .irq_chip = irq_given ? irq_chip : NULL, .irq_line = irq_line};
-    int rc = !strcmp(backend, "vl")       ? tw_vl_open(&dev, trace ? &cfg : NULL)
-             : !strcmp(backend, "spi")    ? tw_vl_spi_open(&dev, &spi)
-             : !strcmp(backend, "spidev") ? tw_spidev_open(&dev, &board)
-                                          : tw_model_open(&dev, &cfg);
+    int rc = backend == BACKEND_VL       ? tw_vl_open(&dev, trace ? &cfg : NULL)
+             : backend == BACKEND_SPI    ? tw_vl_spi_open(&dev, &spi)
+             : backend == BACKEND_SPIDEV ? tw_spidev_open(&dev, &board)
+                                         : tw_model_open(&dev, &cfg);
     if (rc < 0) {
-        if (!strcmp(backend, "spidev") && irq_given)
+        if (backend != BACKEND_SPIDEV)
+            fprintf(stderr, "tw-sim: cannot open the %s backend: %s\n", backend_names[backend], tw_strerror(rc));
+        else if (irq_given)
             fprintf(stderr, "tw-sim: cannot open the board on %s with its IRQ on %s line %u: %s\n", spi_dev,
                     irq_chip, irq_line, tw_strerror(rc));
-        else if (!strcmp(backend, "spidev"))
-            fprintf(stderr, "tw-sim: cannot open the board on %s: %s\n", spi_dev, tw_strerror(rc));
         else
-            fprintf(stderr, "tw-sim: cannot open the %s backend: %s\n", backend, tw_strerror(rc));
+            fprintf(stderr, "tw-sim: cannot open the board on %s: %s\n", spi_dev, tw_strerror(rc));
         return 1;
     }
     tw_geometry geo;
@@ -669,7 +680,7 @@ int main(int argc, char **argv)
     printf("  wrong            %12llu  (fired twice or after a stop, or a stop that misjudged pending)\n",
            (unsigned long long)(run.spurious + wrong_stop));
     printf("  %s %12llu  in %.2f s = %.2f M cycles/s\n",
-           strcmp(backend, "spidev") ? "simulated cycles" : "board cycles    ", (unsigned long long)cycles,
+           backend == BACKEND_SPIDEV ? "board cycles    " : "simulated cycles", (unsigned long long)cycles,
            elapsed, elapsed > 0 ? (double)cycles / elapsed / 1e6 : 0.0);
     const tw_spi_stats *link = tw_spi_get_stats(&dev);
     if (link) {
