@@ -43,7 +43,7 @@ VERILATOR    ?= verilator
 VL_ROOT      := /usr/share/verilator
 VL_CXXFLAGS  := $(CXXFLAGS) -std=c++17 -faligned-new -I$(VL_ROOT)/include -I$(VL_ROOT)/include/vltstd \
                 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -Wno-unused-parameter $(VL_SANFLAGS)
-RTL          := rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v
+RTL          := rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v
 REGS_OUT     := rtl/tw_regs.vh host/tw_regs.h docs/registers.md
 # The pipelined prototypes (fpga/ceiling/README.md): linted, and their
 # testbenches run by tests/rtl/run.sh.
@@ -336,7 +336,7 @@ FPGA_GEO_hx8k       ?= 4_8
 FPGA_SEED           ?= 1
 FPGA_JOBS           ?= 2
 FPGA_OUT            := fpga/build
-FPGA_RTL            := rtl/tw_spi_top.v rtl/tw_spi.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_regs.vh
+FPGA_RTL            := rtl/tw_spi_top.v rtl/tw_spi.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v rtl/tw_regs.vh
 # One directory per board, clock and seed, so changing either rebuilds.
 fpga_dir             = $(FPGA_OUT)/$1/$(FPGA_MHZ_$1)mhz_s$(FPGA_SEED)/$2
 FPGA_RESULTS        := $(foreach b,$(FPGA_BOARDS),$(foreach g,$(FPGA_SWEEP),$(call fpga_dir,$b,$g)))

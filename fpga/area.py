@@ -27,7 +27,7 @@ import shutil
 import subprocess
 import sys
 
-RTL = ["rtl/tw_spi_top.v", "rtl/tw_spi.v", "rtl/tw_core.v", "rtl/tw_bitmap.v", "rtl/tw_evfifo.v", "rtl/tw_regs.vh"]
+RTL = ["rtl/tw_spi_top.v", "rtl/tw_spi.v", "rtl/tw_core.v", "rtl/tw_bitmap.v", "rtl/tw_evfifo.v", "rtl/tw_search.v", "rtl/tw_regs.vh"]
 
 # name: (what is cut, top module, [(file, regex, replacement, expected matches)])
 # Expected matches: an exact count, so a changed RTL shows up as "patch does

@@ -24,7 +24,7 @@ case $board in
 esac
 
 # The board-independent chip (SPI bridge + core) and the board wrapper.
-rtl="rtl/tw_spi_top.v rtl/tw_spi.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v"
+rtl="rtl/tw_spi_top.v rtl/tw_spi.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v"
 src="$rtl fpga/common/tw_board_glue.v fpga/$board/top.v"
 pcf=fpga/$board/$board.pcf
 

@@ -14,7 +14,13 @@
 // last clear; a word without it reads as zero and its first write stores the
 // whole word.
 module tw_bitmap #(
-    parameter integer SLOT_BITS = 8
+    parameter integer SLOT_BITS = 8,
+    // 1: the visit port takes two more clocks (o_visit_bit three clocks
+    // after the address, the bitmap as it stood after the address's clock):
+    // the word is registered as it leaves block RAM and the slot's bit is
+    // picked from that register, so that no path runs from the RAM through
+    // the bit select. tw_core uses it; 0 is the single-clock port.
+    parameter integer VISIT_PIPE = 0
 ) (
     input  wire                 i_clk,
     input  wire                 i_rst,          // synchronous: empties the bitmap
@@ -111,7 +117,26 @@ module tw_bitmap #(
     wire [SW-1:0] search_old = search_seen_q ? search_raw_q : {SW{1'b0}};
     assign o_search_word = !search_byp_q ? search_old
                          : byp_val_q ? search_old | byp_onehot : search_old & ~byp_onehot;
-    wire visit_old = visit_word[visit_bit_q];
-    assign o_visit_bit = visit_byp_q && byp_bit_q == visit_bit_q ? byp_val_q : visit_old;
+    wire visit_byp = visit_byp_q && byp_bit_q == visit_bit_q;
+    generate
+        if (VISIT_PIPE == 0) begin : g_visit_direct
+            wire visit_old = visit_word[visit_bit_q];
+            assign o_visit_bit = visit_byp ? byp_val_q : visit_old;
+        end else begin : g_visit_pipe
+            // The word registered as it leaves the RAM, then the slot's bit
+            // (or the bit written in the address's clock).
+            reg [SW-1:0]       visit_word_q;
+            reg [BIT_BITS-1:0] visit_bit2_q;
+            reg                visit_byp2_q, visit_val2_q, visit_out_q;
+            always @(posedge i_clk) begin
+                visit_word_q <= visit_word;
+                visit_bit2_q <= visit_bit_q;
+                visit_byp2_q <= visit_byp;
+                visit_val2_q <= byp_val_q;
+                visit_out_q  <= visit_byp2_q ? visit_val2_q : visit_word_q[visit_bit2_q];
+            end
+            assign o_visit_bit = visit_out_q;
+        end
+    endgenerate
 endmodule
 `default_nettype wire

@@ -7,17 +7,31 @@
 // bits are zero. A visit of a busy slot queues an event; the host keeps every
 // timer queue in its own memory and only tells the chip which slots are busy.
 //
-// Timing contract (mirrored cycle for cycle by host/tw_model.c):
-//  * a bus access is one cycle with cyc&stb&!ack; its effects and read data
-//    are registered at that clock edge and ack follows in the next cycle;
-//  * in each cycle the counter steps at most once (now_next = now + step) and
-//    every visit and every command of that cycle is judged against now_next;
-//  * all events of one cycle share one FIFO entry {tick, visit mask, late arm},
-//    which the EVT registers hand out one (level, slot, tick) at a time.
+// The chip is a pipeline: every loop closes through registers, so that it
+// takes one tick per clock at the iCE40 targets. docs/chip.md ("Bus and
+// timing contract") gives the clock of every effect; host/tw_model.c follows
+// it. A tick goes through these stages, one clock each:
+//   D   the step decision (step_d, combinational from flops)
+//   C1  step_q: the counter's low half steps, its carry is registered
+//   C2  the high half takes the carry
+//   P   tick_p = {hi_q, lo_d_q}: the new tick, consistent
+//   V   tick_v: the bus's tick is tick_p, so V is where the bus met it a
+//       clock ago; bitmap read addresses, a command's write and late check
+//   H1  busy words leave block RAM (registered)
+//   H2  the word registered again
+//   G   the slot's bit picked; the entry formed
+//   E   the entry pushed into the FIFO (at the end of E)
+// and a bus access through these, where R is the clock the request is
+// captured at the end of:
+//   R   request captured into flops (i_wb_* of this clock)
+//   B0  decoded (waits here while a jump or an ADVANCE sum runs)
+//   B1  strobes registered: reads sample the state of this clock
+//   B2  writes have taken effect; a command is in V here
+//   B3  ack and read data (o_wb_ack high in B3)
 module tw_core #(
     parameter integer LEVELS    = 4,   // m: 1..4
     parameter integer SLOT_BITS = 8,   // b: 2..12, each level has 2^b slots
-    parameter integer FIFO_LOG2 = 4    // event FIFO holds 2^FIFO_LOG2 entries
+    parameter integer FIFO_LOG2 = 4    // event FIFO holds 2^FIFO_LOG2 entries (2..12)
 ) (
     input  wire        i_clk,
     input  wire        i_rst,          // synchronous, active high
@@ -40,204 +54,496 @@ module tw_core #(
     localparam integer SLOTS     = 1 << SLOT_BITS;
     localparam integer LVL_W     = 2;
     localparam integer ENTRY_W   = TICK_BITS + LEVELS + 1 + LVL_W + SLOT_BITS;
-    localparam [LEVELS-1:0] ONE_LEVEL = 1;
+    localparam integer DEPTH     = 1 << FIFO_LOG2;
+    localparam integer WA        = SLOT_BITS > 4 ? SLOT_BITS - 4 : 1;
+    localparam integer SW        = SLOT_BITS < 4 ? 1 << SLOT_BITS : 16;
+    localparam integer FW        = FIFO_LOG2 + 1;     // the FIFO's count
 
     localparam [1:0] SRC_HOST = 2'd0, SRC_INT = 2'd1, SRC_EXT = 2'd2;
     localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
 
     // The arm comparison is modular over TICK_BITS, so every visit the host
     // names must lie within 2^(TICK_BITS-1) ticks of now: one top-level
-    // revolution (2^(m*b)) must be far shorter than that.
+    // revolution (2^(m*b)) must be far shorter than that. The FIFO needs room
+    // for the entries in flight (below) beside one it holds.
     initial begin
         if (LEVELS < 1 || LEVELS > 4 || SLOT_BITS < 2 || SLOT_BITS > 12
-                || LEVELS * SLOT_BITS > 44 || FIFO_LOG2 < 1 || FIFO_LOG2 > 12) begin
+                || LEVELS * SLOT_BITS > 44 || FIFO_LOG2 < 2 || FIFO_LOG2 > 12) begin
             $display("tw_core: unsupported geometry LEVELS=%0d SLOT_BITS=%0d FIFO_LOG2=%0d",
                      LEVELS, SLOT_BITS, FIFO_LOG2);
             $finish;
         end
     end
-
-    // ------------------------------------------------------------------ state
-    reg [TICK_BITS-1:0] now_q;
-    reg [1:0]           ctrl_src_q;
-    reg                 ctrl_irq_en_q, ctrl_vhold_q;
-    reg [31:0]          prescale_q, presc_cnt_q;
-    reg [31:0]          adv_rem_q;
-    reg [31:0]          arm_lo_q;
-    reg [15:0]          arm_hi_q;
-    reg [15:0]          now_hi_snap_q;
-    reg                 overflow_q, hold_q, cmd_err_q;
-    reg [LEVELS-1:0]    consumed_mask_q;   // events of the head entry already read
-    reg                 consumed_late_q;
-    reg [2:0]           ext_sync_q;        // two synchroniser flops + edge history
-    reg [31:0]          cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
-    reg [15:0]          coal_holdoff_q, coal_thresh_q;
-    reg [15:0]          irq_age_q;         // ticks since the FIFO last became non-empty
-    reg [31:0]          horizon_q;
-    reg [15:0]          next_hi_snap_q;
-
-    // ------------------------------------------------------------- bus decode
-    wire acc = i_wb_cyc && i_wb_stb && !o_wb_ack;
-    wire wr  = acc && i_wb_we;
-    wire rd  = acc && !i_wb_we;
     assign o_wb_stall = 1'b0;
 
-    // ------------------------------------------------------------ tick source
-    wire presc_pulse = ctrl_src_q == SRC_INT && presc_cnt_q == 0;
-    wire ext_rise    = ctrl_src_q == SRC_EXT && ext_sync_q[1] && !ext_sync_q[2];
+    // ====================================================== bus: R and B0
+    // A request is captured at the first clock edge that sees cyc & stb with
+    // ack low and no access outstanding; it is decoded (B0) in the next clock
+    // unless a virtual-time jump or an ADVANCE sum holds the bus, or, with
+    // VHOLD, a CMD waits for the ticks in flight.
+    reg        pend_q;                 // captured, not yet acked
+    reg        req_v_q;                // captured, not yet decoded
+    reg        req_we_q;
+    reg [5:0]  req_adr_q;
+    reg [31:0] req_dat_q;
+    wire       bus_hold;               // a jump or an ADVANCE sum is under way
+    wire       cmd_wait;               // a CMD waits for the ticks in flight (VHOLD)
+    wire       req_cmd = req_we_q && req_adr_q == TW_REG_CMD;
+    wire       dec     = req_v_q && !bus_hold && !(req_cmd && cmd_wait);
+    reg        acc1_q, acc2_q;         // the access is in B1, in B2
+    always @(posedge i_clk)
+        if (i_rst) begin
+            pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
+            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0;
+        end else begin
+            if (!pend_q && i_wb_cyc && i_wb_stb && !o_wb_ack) begin
+                pend_q    <= 1'b1;
+                req_v_q   <= 1'b1;
+                req_we_q  <= i_wb_we;
+                req_adr_q <= i_wb_adr;
+                req_dat_q <= i_wb_dat;
+            end else if (dec) begin
+                req_v_q <= 1'b0;
+            end
+            acc1_q   <= dec;
+            acc2_q   <= acc1_q;
+            o_wb_ack <= acc2_q;
+            if (acc2_q)
+                pend_q <= 1'b0;
+        end
 
-    wire fifo_full, fifo_empty, push_ok;
-    wire [FIFO_LOG2:0] fifo_count;
-    // Virtual time waits for the host: it never overruns the FIFO. Where the
-    // search (below) vouches that no busy visit comes before its answer,
-    // virtual time jumps straight to the tick before it: many slots a clock.
-    wire adv_step = ctrl_src_q == SRC_HOST && adv_rem_q != 0 && !hold_q && !fifo_full;
-    wire                 srch_valid_q, srch_found_q;
-    // The search's answer is kept as its distance from the counter:
-    // quiet_q = answer - now_q - 1, kept up to date as the counter steps, so
-    // that the step below needs one comparison, not a subtraction first.
-    reg  [TICK_BITS-1:0] quiet_q;
-    localparam [TICK_BITS-1:0] HALF_M1 = {1'b0, {(TICK_BITS-1){1'b1}}};   // 2^47 - 1
-    // Time may pass the answer while the search runs: then it vouches for nothing.
-    // answer - now_q in 1 .. 2^47-1
-    function passed_quiet;                    // answer - now - 1 given: answer reached
-        input [TICK_BITS-1:0] q;
-        passed_quiet = q[TICK_BITS-1] || q == HALF_M1;
-    endfunction
-    wire                 best_ahead  = !passed_quiet(quiet_q);
-    wire [TICK_BITS-1:0] adv_left    = {16'd0, adv_rem_q};
-    // quiet_q > adv_left; adv_left is 32 bits wide, so one 32-bit comparison.
-    wire                 quiet_gt_adv = |quiet_q[TICK_BITS-1:32] || quiet_q[31:0] > adv_rem_q;
-    wire                 srch_ok     = srch_valid_q && (!srch_found_q || best_ahead);
-    wire                 take_quiet  = srch_found_q && !quiet_gt_adv;
-    wire                 may_jump    = srch_ok && (take_quiet ? quiet_q != 0 : adv_rem_q != 0);
-    wire step = presc_pulse || ext_rise || adv_step;
-    // A step is one of four amounts: none, one tick, a jump to the tick before
-    // the search's answer (quiet_q ticks, none of them busy), or a jump over all
-    // that ADVANCE has left. Every sum and difference with the amount below is
-    // formed for each amount beside this choice, from registers alone, and the
-    // choice only selects among them: a step costs one carry chain and a
-    // multiplexer, not a comparison followed by an add.
-    wire jumped     = adv_step && may_jump;
-    wire step_quiet = jumped && take_quiet;
-    wire step_all   = jumped && !take_quiet;
-    wire step_one   = step && !jumped;
-    // The amount itself: what the search's answer is stepped on by, and for
-    // the properties.
-    wire [TICK_BITS-1:0] step_amt = step_quiet ? quiet_q : step_all ? adv_left
-                                  : {{(TICK_BITS-1){1'b0}}, step_one};
-    // Picks the value for this cycle's amount among the four formed beside it.
-    function [TICK_BITS-1:0] by_step;
-        input q, a, o;                        // step_quiet, step_all, step_one
-        input [TICK_BITS-1:0] v_quiet, v_all, v_one, v_none;
-        by_step = q ? v_quiet : a ? v_all : o ? v_one : v_none;
-    endfunction
-    // A distance d = x - now has been reached when d <= 0 (modulo 2^48).
-    function reached;
-        input [TICK_BITS-1:0] d;
-        reached = d == 0 || d[TICK_BITS-1];
-    endfunction
-    wire [TICK_BITS-1:0] now_plus_quiet = now_q + quiet_q;    // the answer - 1
-    wire [TICK_BITS-1:0] now_next = by_step(step_quiet, step_all, step_one,
-                                            now_plus_quiet, now_q + adv_left, now_q + 48'd1, now_q);
+    // B1: one registered strobe per register written or read with an effect.
+    reg        w_ctrl, w_presc, w_status, w_adv, w_arm_lo, w_arm_hi, w_cmd, w_search, w_coal;
+    reg        r_acc, r_pop, r_now_lo, r_next_lo, bad_acc;
+    reg [5:0]  r_adr;
+    reg [31:0] wdat;
+    reg        wop_set, wop_clear, wop_clear_all, wcmd_ok;
+    reg [LEVELS-1:0] wcmd_wr;          // the level a SET or CLEAR writes, one-hot
+    wire [3:0]  d_op    = req_dat_q[TW_CMD_OP_LSB +: 4];
+    wire [3:0]  d_level = req_dat_q[TW_CMD_LEVEL_LSB +: 4];
+    wire [15:0] d_slot  = req_dat_q[TW_CMD_SLOT_LSB +: 16];
+    wire        d_target_ok = {28'd0, d_level} < LEVELS && {16'd0, d_slot} < SLOTS;
+    reg         d_addr_ok;             // the access names a register that allows it
+    always @(*)
+        case (req_adr_q)
+            TW_REG_CTRL, TW_REG_PRESCALE, TW_REG_STATUS, TW_REG_ADVANCE, TW_REG_ARM_LO,
+            TW_REG_ARM_HI, TW_REG_SEARCH, TW_REG_COALESCE:
+                d_addr_ok = 1'b1;
+            TW_REG_ID, TW_REG_VERSION, TW_REG_CAPS, TW_REG_NOW_LO, TW_REG_NOW_HI,
+            TW_REG_EVT_INFO, TW_REG_EVT_TICK, TW_REG_CNT_EVENTS, TW_REG_CNT_LATE,
+            TW_REG_CNT_OVERFLOW, TW_REG_CNT_CMDS, TW_REG_CNT_BUSERR, TW_REG_NEXT_LO,
+            TW_REG_NEXT_HI:
+                d_addr_ok = !req_we_q;   // read-only
+            TW_REG_CMD:
+                d_addr_ok = req_we_q;    // write-only
+            default:
+                d_addr_ok = 1'b0;
+        endcase
+    wire dw = dec && req_we_q;
+    wire dr = dec && !req_we_q;
+    integer lk;
+    always @(posedge i_clk) begin
+        w_ctrl    <= !i_rst && dw && req_adr_q == TW_REG_CTRL;
+        w_presc   <= !i_rst && dw && req_adr_q == TW_REG_PRESCALE;
+        w_status  <= !i_rst && dw && req_adr_q == TW_REG_STATUS;
+        w_adv     <= !i_rst && dw && req_adr_q == TW_REG_ADVANCE;
+        w_arm_lo  <= !i_rst && dw && req_adr_q == TW_REG_ARM_LO;
+        w_arm_hi  <= !i_rst && dw && req_adr_q == TW_REG_ARM_HI;
+        w_cmd     <= !i_rst && dw && req_adr_q == TW_REG_CMD;
+        w_search  <= !i_rst && dw && req_adr_q == TW_REG_SEARCH;
+        w_coal    <= !i_rst && dw && req_adr_q == TW_REG_COALESCE;
+        bad_acc   <= !i_rst && dec && !d_addr_ok;
+        r_acc     <= !i_rst && dr;
+        r_pop     <= !i_rst && dr && req_adr_q == TW_REG_EVT_TICK;
+        r_now_lo  <= !i_rst && dr && req_adr_q == TW_REG_NOW_LO;
+        r_next_lo <= !i_rst && dr && req_adr_q == TW_REG_NEXT_LO;
+        r_adr     <= req_adr_q;
+        wdat      <= req_dat_q;
+        wop_set       <= d_op == OP_SET;
+        wop_clear     <= d_op == OP_CLEAR;
+        wop_clear_all <= d_op == OP_CLEAR_ALL;
+        wcmd_ok       <= d_target_ok;
+        for (lk = 0; lk < LEVELS; lk = lk + 1)
+            wcmd_wr[lk] <= (d_op == OP_SET || d_op == OP_CLEAR) && d_target_ok
+                           && d_level[LVL_W-1:0] == lk[LVL_W-1:0];
+    end
 
-    // ----------------------------------------------------------------- visits
-    // The bitmaps sit in block RAM, read a cycle ahead: each cycle fetches,
-    // per level, the slot after the pointer of now_next. A step of one tick
-    // next cycle visits exactly that slot (a level-k visit is a carry into
-    // field k, so its slot is the old one plus one). A jump visits nothing
-    // busy: it lands short of the search's answer.
-    // A one-tick step visits level k when it carries into field k, that is
-    // when the fields below are all ones: no adder on the way.
-    reg [LEVELS-1:0]    hit;
-    wire [LEVELS-1:0]   busy_ahead;          // the fetched slot's busy bit
-    reg  [LEVELS*SLOT_BITS-1:0] ahead_slots_q;   // the fetched slots
-    reg                 carry_in;
+    // ================================================= control registers
+    reg [1:0]  ctrl_src_q;
+    reg        ctrl_irq_en_q, ctrl_vhold_q;
+    reg [31:0] presc_q, arm_lo_q, horizon_q;
+    reg [15:0] arm_hi_q, coal_holdoff_q, coal_thresh_q;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            ctrl_src_q <= SRC_HOST; ctrl_irq_en_q <= 1'b0; ctrl_vhold_q <= 1'b0;
+            presc_q <= 0; arm_lo_q <= 0; arm_hi_q <= 0; horizon_q <= 32'hFFFF_FFFF;
+            coal_holdoff_q <= 0; coal_thresh_q <= 0;
+        end else begin
+            if (w_ctrl) begin
+                ctrl_src_q    <= wdat[TW_CTRL_TICK_SRC_LSB +: 2];
+                ctrl_irq_en_q <= wdat[TW_CTRL_IRQ_EN_LSB];
+                ctrl_vhold_q  <= wdat[TW_CTRL_VHOLD_LSB];
+            end
+            if (w_presc)  presc_q   <= wdat;
+            if (w_arm_lo) arm_lo_q  <= wdat;
+            if (w_arm_hi) arm_hi_q  <= wdat[15:0];
+            if (w_search) horizon_q <= wdat;
+            if (w_coal) begin
+                coal_holdoff_q <= wdat[TW_COALESCE_HOLDOFF_LSB +: 16];
+                coal_thresh_q  <= wdat[TW_COALESCE_THRESH_LSB +: 16];
+            end
+        end
+    wire vmode = ctrl_src_q == SRC_HOST && ctrl_vhold_q;   // VHOLD in force
+
+    // ===================================================== step decision, D
+    reg        step_q;                 // C1: a step decided last clock
+    reg        room_q;                 // virtual time may take a tick: the FIFO has room
+    reg        hold_q;                 // STATUS.HOLD
+    reg        fly_q;                  // a tick decided before last clock is not yet past E
+    reg [2:0]  cmd_fly_q;              // clocks a CMD is still in flight (B1 .. E)
+    // Prescaler: counts presc_q .. 0 in two 16-bit halves, the high half's
+    // borrow registered; reload_q is set in the clock it reads 0, and in
+    // every clock while the source is not the prescaler (so that switching
+    // to it starts a whole period).
+    reg [15:0] pc_lo_q, pc_hi_q;
+    reg        pc_borrow_q, reload_q, ptick_q;
+    reg [2:0]  ext_q;                  // synchroniser and edge history
+    // ADVANCE: what is left is {adv_hi_q - adv_borrow_q, adv_lo_q} - adv_pend_q:
+    // the decision's decrement is applied a clock later, in two 16-bit
+    // halves (the high half's borrow another clock later). adv_nz_q ==
+    // (left after this clock's decision != 0), kept a clock ahead.
+    reg [15:0] adv_lo_q, adv_hi_q;
+    reg        adv_borrow_q, adv_nz_q, adv_pend_q;
+    // A write to ADVANCE adds to what is left over a few clocks (adv_st_q),
+    // with the bus and virtual time held; a jump likewise (j_*).
+    reg [2:0]  adv_st_q;
+    reg [31:0] adv_add_q;
+    reg        adv_c_q;
+    wire       adv_busy = adv_st_q != 3'd0;
+    wire       j_run;                  // no virtual-time jump under way
+    wire       j_lo_go, j_hi_go;       // a jump adds its low, then high, part
+    reg [31:0] j_amt_q;
+    wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q && j_run
+                           && !adv_busy && !(ctrl_vhold_q && (step_q || fly_q || (req_v_q && req_cmd)
+                                                              || cmd_fly_q != 3'd0));
+    wire       presc_hit = (pc_lo_q == 16'd1 && pc_hi_q == 16'd0 && !reload_q) || presc_q == 32'd0;
+    wire       step_d    = step_host || (ctrl_src_q == SRC_INT && ptick_q)
+                        || (ctrl_src_q == SRC_EXT && ext_q[1] && !ext_q[2]);
+    // {adv_hi_q, adv_lo_q} >= 1, 2, 3 (a pending high borrow leaves the low
+    // half at 0xffff, so the high half's lag never matters here).
+    wire       adv_ge1   = |adv_lo_q || |adv_hi_q;
+    wire       adv_ge2   = |adv_lo_q[15:1] || |adv_hi_q;
+    wire       adv_ge3   = |adv_lo_q[15:2] || &adv_lo_q[1:0] || |adv_hi_q;
+    wire       left_ge1  = adv_pend_q ? adv_ge2 : adv_ge1;
+    wire       left_ge2  = adv_pend_q ? adv_ge3 : adv_ge2;
+    localparam [2:0] A_IDLE = 3'd0, A_SETTLE1 = 3'd1, A_SETTLE2 = 3'd2, A_LO = 3'd3, A_HI = 3'd4,
+                     A_FLAG = 3'd5;
+    wire [16:0] adv_sum_lo = {1'b0, adv_lo_q} + {1'b0, adv_add_q[15:0]};
+    wire [16:0] adv_sum_hi = {1'b0, adv_hi_q} + {1'b0, adv_add_q[31:16]} + {16'd0, adv_c_q};
+    always @(posedge i_clk)
+        if (i_rst) begin
+            step_q <= 1'b0; pc_lo_q <= 0; pc_hi_q <= 0; pc_borrow_q <= 1'b0; reload_q <= 1'b1; ptick_q <= 1'b0;
+            ext_q <= 0;
+            adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0; adv_pend_q <= 1'b0;
+            adv_st_q <= A_IDLE; adv_add_q <= 0; adv_c_q <= 1'b0;
+        end else begin
+            step_q <= step_d;
+            ext_q  <= {ext_q[1:0], i_ext_tick};
+            if (reload_q) begin
+                {pc_hi_q, pc_lo_q} <= presc_q;
+                pc_borrow_q <= 1'b0;
+            end else begin
+                {pc_borrow_q, pc_lo_q} <= {1'b0, pc_lo_q} - 17'd1;
+                pc_hi_q <= pc_hi_q - {15'd0, pc_borrow_q};
+            end
+            ptick_q  <= presc_hit;
+            reload_q <= presc_hit || ctrl_src_q != SRC_INT;
+            // ADVANCE: the decision's decrement, a jump's amount, or a sum.
+            adv_pend_q <= step_host;
+            adv_nz_q   <= step_host ? left_ge2 : left_ge1;
+            case (adv_st_q)
+                A_LO: begin
+                    {adv_c_q, adv_lo_q} <= adv_sum_lo;
+                    adv_st_q <= A_HI;
+                end
+                A_HI: begin
+                    // Saturating: a sum past 2^32 - 1 leaves all ones.
+                    if (adv_sum_hi[16]) begin
+                        adv_hi_q <= 16'hFFFF;
+                        adv_lo_q <= 16'hFFFF;
+                    end else begin
+                        adv_hi_q <= adv_sum_hi[15:0];
+                    end
+                    adv_st_q <= A_FLAG;
+                end
+                default: begin
+                    {adv_borrow_q, adv_lo_q} <= {1'b0, adv_lo_q}
+                                                - {1'b0, j_lo_go ? j_amt_q[15:0] : {15'd0, adv_pend_q}};
+                    adv_hi_q <= adv_hi_q - (j_hi_go ? j_amt_q[31:16] : {15'd0, adv_borrow_q});
+                    if (w_adv) begin
+                        adv_add_q <= wdat;
+                        adv_st_q  <= A_SETTLE1;
+                    end else if (adv_st_q == A_SETTLE1) begin
+                        adv_st_q <= A_SETTLE2;
+                    end else if (adv_st_q == A_SETTLE2) begin
+                        adv_st_q <= A_LO;
+                    end else begin
+                        adv_st_q <= A_IDLE;   // A_FLAG: adv_nz_q is right again
+                    end
+                end
+            endcase
+        end
+
+    // ========================================================= counter, C/P
+    localparam integer HALF = TICK_BITS / 2;
+    reg [HALF-1:0] lo_q, hi_q, lo_d_q;
+    reg [HALF-1:0] lo_add_q;           // 1, or a jump's amount in its clock
+    wire [HALF:0]  lo_sum = {1'b0, lo_q} + {1'b0, lo_add_q};
+    reg            carry_q, step_c_q, step_p_q;
+    // Per level k >= 1: lo_d_q's low min(kb, 24) bits are zero.
+    reg [LEVELS-1:0] zero_p;
+    integer zk;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            lo_q <= 0; hi_q <= 0; lo_d_q <= 0; carry_q <= 1'b0; step_c_q <= 1'b0; step_p_q <= 1'b0;
+            zero_p <= {LEVELS{1'b1}};
+        end else begin
+            // The step enables the flops; the chain adds lo_add_q (one, or a
+            // jump's low part in its clock, then its high part).
+            if (step_q || j_lo_go) lo_q <= lo_sum[HALF-1:0];
+            carry_q  <= (step_q || j_lo_go) && lo_sum[HALF];
+            hi_q     <= hi_q + (j_hi_go ? {{(HALF-8){1'b0}}, j_amt_q[31:24]} : {{(HALF-1){1'b0}}, carry_q});
+            lo_d_q   <= lo_q;
+            step_c_q <= step_q;        // the step that made lo_q
+            step_p_q <= step_c_q;      // ... and so lo_d_q
+            for (zk = 0; zk < LEVELS; zk = zk + 1)
+                zero_p[zk] <= zk == 0 || (lo_q & lo_mask(zk)) == 0;
+        end
+    function [HALF-1:0] lo_mask;       // level k's lower fields within the low half
+        input integer k;
+        lo_mask = k * SLOT_BITS >= HALF ? {HALF{1'b1}} : ({{(HALF-1){1'b0}}, 1'b1} << (k * SLOT_BITS)) - 1'b1;
+    endfunction
+    function [HALF-1:0] hi_mask;       // ... and within the high half
+        input integer k;
+        hi_mask = k * SLOT_BITS <= HALF ? {HALF{1'b0}}
+                : ({{(HALF-1){1'b0}}, 1'b1} << (k * SLOT_BITS - HALF)) - 1'b1;
+    endfunction
+    wire [TICK_BITS-1:0] tick_p = {hi_q, lo_d_q};
+    reg  [LEVELS-1:0] visit_p;
     integer vk;
-    always @(*) begin
-        for (vk = 0; vk < LEVELS; vk = vk + 1) begin
-            carry_in  = vk == 0 || (~now_q & ((48'd1 << (vk*SLOT_BITS)) - 48'd1)) == 48'd0;
-            hit[vk]   = step && carry_in && busy_ahead[vk] && !jumped;
+    always @(*)
+        for (vk = 0; vk < LEVELS; vk = vk + 1)
+            visit_p[vk] = step_p_q && zero_p[vk] && (hi_q & hi_mask(vk)) == 0;
+
+    // ========================================================= tick under V
+    reg [TICK_BITS-1:0] tick_v;
+    reg [LEVELS-1:0]    visit_v;
+    reg                 step_v;
+    always @(posedge i_clk)
+        if (i_rst) begin tick_v <= 0; visit_v <= 0; step_v <= 1'b0; end
+        else begin tick_v <= tick_p; visit_v <= visit_p; step_v <= step_p_q; end
+
+    // ================================================== commands, B1 and V
+    // B1 (the clock before V): the command's armed tick compared with
+    // tick_p, which is tick_v in V: tick - arm as two 24-bit differences,
+    // the high one both with and without the low half's borrow, so V only
+    // picks a sign bit.
+    reg        c_set, c_clear, c_clear_all, c_bad, c_any, bm_clear;
+    reg [LEVELS-1:0]    c_wr;
+    reg [LVL_W-1:0]     c_lvl;
+    reg [SLOT_BITS-1:0] c_slot;
+    reg        c_borrow, c_neg0, c_neg1;
+    reg [LEVELS-1:0]    c_match;
+    wire [LVL_W-1:0]     cmd_level = wdat[TW_CMD_LEVEL_LSB +: LVL_W];
+    wire [SLOT_BITS-1:0] cmd_slot  = wdat[TW_CMD_SLOT_LSB +: SLOT_BITS];
+    wire [HALF-1:0] arm_l = arm_lo_q[HALF-1:0];
+    wire [HALF-1:0] arm_h = {arm_hi_q, arm_lo_q[31:HALF]};
+    // Only the borrow and the sign bits are kept: the rest of each
+    // difference is the carry chain that forms them.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [HALF:0]   diff_l  = {1'b0, lo_d_q} - {1'b0, arm_l};
+    wire [HALF-1:0] diff_h0 = hi_q - arm_h;
+    wire [HALF-1:0] diff_h1 = hi_q + ~arm_h;            // hi - arm_h - 1: one carry chain
+    /* verilator lint_on UNUSEDSIGNAL */
+    integer mk;
+    always @(posedge i_clk) begin
+        c_set       <= !i_rst && w_cmd && wop_set && wcmd_ok;
+        c_clear     <= !i_rst && w_cmd && wop_clear && wcmd_ok;
+        c_clear_all <= !i_rst && w_cmd && wop_clear_all;
+        c_any       <= !i_rst && w_cmd;
+        // Reset empties the bitmaps as CLEAR_ALL does, through a register
+        // of their own.
+        bm_clear    <= i_rst || (w_cmd && wop_clear_all);
+        c_bad       <= !i_rst && w_cmd && !((wop_set || wop_clear) && wcmd_ok) && !wop_clear_all;
+        c_wr        <= {LEVELS{!i_rst && w_cmd}} & wcmd_wr;
+        c_lvl       <= cmd_level;
+        c_slot      <= cmd_slot;
+        c_borrow    <= diff_l[HALF];
+        c_neg0      <= diff_h0[HALF-1];
+        c_neg1      <= diff_h1[HALF-1];
+        for (mk = 0; mk < LEVELS; mk = mk + 1)
+            c_match[mk] <= tick_p[mk*SLOT_BITS +: SLOT_BITS] == cmd_slot;
+    end
+    wire reached = !(c_borrow ? c_neg1 : c_neg0);    // tick_v - arm >= 0 mod 2^48
+    // A visit in V of the slot the SET names reports it: the bitmap shows a
+    // command to the visit of its own clock.
+    wire seen_v  = |(c_match & visit_v & c_wr);
+    wire late_v  = c_set && reached && !seen_v;
+    wire cmd_v   = c_set || c_clear || c_clear_all;
+
+    // ============================================== bitmaps, visited in V
+    wire [LEVELS-1:0]    busy_g;       // the visited slots' bits, in G
+    wire [LEVELS*SW-1:0] search_words;
+    wire [LEVELS*WA-1:0] search_waddr;
+    genvar gl;
+    generate
+        for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
+            tw_bitmap #(.SLOT_BITS(SLOT_BITS), .VISIT_PIPE(1)) u_bitmap (
+                .i_clk(i_clk), .i_rst(1'b0), .i_clear_all(bm_clear),
+                .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set),
+                .i_visit_slot(tick_v[gl*SLOT_BITS +: SLOT_BITS]), .o_visit_bit(busy_g[gl]),
+                .i_search_word(search_waddr[gl*WA +: WA]), .o_search_word(search_words[gl*SW +: SW])
+            );
+        end
+    endgenerate
+
+    // ==================================================== next-busy search
+    // Started a clock after every bitmap command, after reset, and when time
+    // has reached its answer; its base is the tick in V of the clock before.
+    wire        srch_valid, srch_found;
+    wire [47:0] srch_next;
+    reg         srch_start_q;
+    reg  [47:0] srch_base_q;
+    wire        srch_passed;           // tick_v has reached the answer (three clocks ago)
+    wire        srch_start_d = cmd_v || srch_passed;
+    always @(posedge i_clk) begin
+        srch_start_q <= i_rst || srch_start_d;
+        if (i_rst || srch_start_d)
+            srch_base_q <= i_rst ? 48'd0 : tick_v;
+    end
+    tw_search #(.LEVELS(LEVELS), .SLOT_BITS(SLOT_BITS)) u_search (
+        .i_clk(i_clk), .i_rst(i_rst), .i_start(srch_start_q), .i_base(srch_base_q),
+        .o_waddr(search_waddr), .i_words(search_words),
+        .o_valid(srch_valid), .o_found(srch_found), .o_next(srch_next)
+    );
+
+    // ================================================ H1, H2, G: the entry
+    reg [TICK_BITS-1:0] tick_h1, tick_h2, tick_g;
+    reg [LEVELS-1:0]    visit_h1, visit_h2, visit_g;
+    reg                 late_h1, late_h2, late_g;
+    reg                 step_h1, step_h2, step_g;
+    reg                 cmd_h1, cmd_h2, cmd_g;
+    reg [LVL_W-1:0]     lvl_h1, lvl_h2, lvl_g;
+    reg [SLOT_BITS-1:0] slot_h1, slot_h2, slot_g;
+    always @(posedge i_clk) begin
+        tick_h1  <= tick_v;   tick_h2  <= tick_h1;   tick_g  <= tick_h2;
+        lvl_h1   <= c_lvl;    lvl_h2   <= lvl_h1;    lvl_g   <= lvl_h2;
+        slot_h1  <= c_slot;   slot_h2  <= slot_h1;   slot_g  <= slot_h2;
+        if (i_rst) begin
+            visit_h1 <= 0; visit_h2 <= 0; visit_g <= 0;
+            late_h1 <= 1'b0; late_h2 <= 1'b0; late_g <= 1'b0;
+            step_h1 <= 1'b0; step_h2 <= 1'b0; step_g <= 1'b0;
+            cmd_h1 <= 1'b0; cmd_h2 <= 1'b0; cmd_g <= 1'b0;
+        end else begin
+            visit_h1 <= visit_v;  visit_h2 <= visit_h1;  visit_g <= visit_h2;
+            late_h1  <= late_v;   late_h2  <= late_h1;   late_g  <= late_h2;
+            step_h1  <= step_v;   step_h2  <= step_h1;   step_g  <= step_h2;
+            cmd_h1   <= c_any;    cmd_h2   <= cmd_h1;    cmd_g   <= cmd_h2;
         end
     end
-`ifdef FORMAL
-    // The definition the properties hold `hit` to: level k visits its slot
-    // on every step after which the fields below it are all zero.
-    reg [LEVELS-1:0]    visit;
-    reg [SLOT_BITS-1:0] vslot [0:LEVELS-1];
-    integer fk;
-    always @(*)
-        for (fk = 0; fk < LEVELS; fk = fk + 1) begin
-            vslot[fk] = now_next[fk*SLOT_BITS +: SLOT_BITS];
-            visit[fk] = step && (fk == 0 || (now_next & ((48'd1 << (fk*SLOT_BITS)) - 48'd1)) == 48'd0);
-        end
-`endif
+    wire [LEVELS-1:0] hit_g = visit_g & busy_g;
+    reg  [2:0]        n_ev_g;          // events in the entry
+    integer nk;
+    always @(*) begin
+        n_ev_g = {2'b00, late_g};
+        for (nk = 0; nk < LEVELS; nk = nk + 1)
+            n_ev_g = n_ev_g + {2'b00, hit_g[nk]};
+    end
+    reg [ENTRY_W-1:0] entry_e;
+    reg               push_e, late_e, step_e, cmd_e;
+    reg [2:0]         n_ev_e;
+    always @(posedge i_clk) begin
+        entry_e <= {tick_g, hit_g, late_g, lvl_g, slot_g};
+        n_ev_e  <= n_ev_g;
+        push_e  <= !i_rst && (|hit_g || late_g);
+        late_e  <= !i_rst && late_g;
+        step_e  <= !i_rst && step_g;
+        cmd_e   <= !i_rst && cmd_g;
+    end
 
-    // --------------------------------------------------------------- commands
-    wire        cmd_wr    = wr && i_wb_adr == TW_REG_CMD;
-    wire [3:0]  cmd_op    = i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH];
-    wire [3:0]  cmd_level = i_wb_dat[TW_CMD_LEVEL_LSB +: TW_CMD_LEVEL_WIDTH];
-    wire [15:0] cmd_slot  = i_wb_dat[TW_CMD_SLOT_LSB +: TW_CMD_SLOT_WIDTH];
-    wire cmd_target_ok = {28'd0, cmd_level} < LEVELS && {16'd0, cmd_slot} < SLOTS;
-    wire cmd_set       = cmd_wr && cmd_op == OP_SET && cmd_target_ok;
-    wire cmd_clear     = cmd_wr && cmd_op == OP_CLEAR && cmd_target_ok;
-    wire cmd_clear_all = cmd_wr && cmd_op == OP_CLEAR_ALL;
-    wire cmd_bad       = cmd_wr && !(cmd_set || cmd_clear || cmd_clear_all);
-    wire [LVL_W-1:0]     cmd_lvl  = cmd_level[LVL_W-1:0];
-    wire [SLOT_BITS-1:0] cmd_sl   = cmd_slot[SLOT_BITS-1:0];
-
-    // Race-free arming: the SET names the visit tick the host means. If the
-    // counter has reached it, the visit is over and the slot is reported now.
-    // arm_gap_q = arm_tick - now_q, kept up to date like quiet_q, except in
-    // the clock after an ARM write (arm_new_q): no access can come then (it
-    // is the write's ack), so nothing looks at the distance, and that clock
-    // works it out afresh from registers, arm_tick - now_q, rather than the
-    // write's clock from now_next.
-    wire [TICK_BITS-1:0] arm_tick  = {arm_hi_q, arm_lo_q};
-    reg  [TICK_BITS-1:0] arm_gap_q;
-    reg                  arm_new_q;
-    wire [TICK_BITS-1:0] arm_gap   = arm_new_q ? arm_tick - now_q : arm_gap_q;
-    // arm_tick - now_next, and whether it is reached, for each step amount.
-    wire [TICK_BITS-1:0] arm_gap_quiet = arm_gap - quiet_q;
-    wire [TICK_BITS-1:0] arm_gap_all   = arm_gap - adv_left;
-    wire [TICK_BITS-1:0] arm_gap_one   = arm_gap - 48'd1;
-    wire [TICK_BITS-1:0] arm_gap_d     = by_step(step_quiet, step_all, step_one,
-                                                 arm_gap_quiet, arm_gap_all, arm_gap_one, arm_gap);
-    // Whether the armed tick is reached after this cycle's step, from
-    // arm_gap_q alone: only a SET asks, never in the clock after an ARM
-    // write, so the check need not wait for the distance formed there.
-    // After one tick: arm_gap_q - 1 is 0 or negative.
-    localparam [TICK_BITS-1:0] HALF = {1'b1, {(TICK_BITS-1){1'b0}}};   // 2^47
-    wire arm_passed = step_quiet ? reached(arm_gap_q - quiet_q) : step_all ? reached(arm_gap_q - adv_left)
-                    : step_one ? arm_gap_q == 48'd1 || (reached(arm_gap_q) && arm_gap_q != HALF)
-                    : reached(arm_gap_q);
-    wire                 arm_wr    = wr && (i_wb_adr == TW_REG_ARM_LO || i_wb_adr == TW_REG_ARM_HI);
-    // A visit of this very slot in this cycle already reports it once.
-    reg  [LEVELS-1:0] slot_named;   // level k's visited slot is the SET's slot
-    integer ak;
-    always @(*)
-        for (ak = 0; ak < LEVELS; ak = ak + 1)
-            slot_named[ak] = ahead_slots_q[ak*SLOT_BITS +: SLOT_BITS] == cmd_sl;
-    wire arm_seen = |(hit & slot_named & (ONE_LEVEL << cmd_lvl));
-    wire late       = cmd_set && arm_passed && !arm_seen;
-
-    // ------------------------------------------------------------- event FIFO
+    // ========================================================= FIFO, E
     wire [ENTRY_W-1:0] head;
-    wire               pop_evt = rd && i_wb_adr == TW_REG_EVT_TICK && !fifo_empty;
-    wire               push    = (|hit) || late;
-    wire [ENTRY_W-1:0] entry   = {now_next, hit, late, cmd_lvl, cmd_sl};
+    wire [FW-1:0]      fifo_count;
+    wire               fifo_full, fifo_empty, push_ok;
+    reg                pop_fifo;
+    tw_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
+        .i_clk(i_clk), .i_rst(i_rst),
+        .i_push(push_e), .i_data(entry_e), .o_push_ok(push_ok),
+        .i_pop(pop_fifo), .o_head(head),
+        .o_count(fifo_count), .o_full(fifo_full), .o_empty(fifo_empty)
+    );
 
-    wire [TICK_BITS-1:0] h_tick  = head[ENTRY_W-1 -: TICK_BITS];
-    wire [LEVELS-1:0]    h_mask  = head[1+LVL_W+SLOT_BITS +: LEVELS];
-    wire                 h_late  = head[LVL_W+SLOT_BITS];
-    wire [LVL_W-1:0]     h_level = head[SLOT_BITS +: LVL_W];
-    wire [SLOT_BITS-1:0] h_slot  = head[0 +: SLOT_BITS];
+    // Ticks and SETs in flight, for the FIFO's room: virtual time takes a
+    // tick only while the FIFO's entries, the entries that may still come
+    // (a tick or a SET decided but not yet past E) and the two decisions the
+    // room flag lags by fit: count + in flight + 3 <= DEPTH.
+    reg [3:0] fly_n_q;
+    wire      set_dec = dec && req_cmd;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            fly_n_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0;
+        end else begin
+            fly_n_q <= fly_n_q + {3'd0, step_d} + {3'd0, set_dec} - {3'd0, step_e} - {3'd0, cmd_e};
+            room_q  <= {{(16-FW){1'b0}}, fifo_count} + {12'd0, fly_n_q} + 16'd3 <= DEPTH[15:0];
+            // Any tick from C1 to E, registered: with step_q, every tick
+            // whose visit has not yet reached the FIFO and HOLD.
+            fly_q   <= step_q || step_c_q || step_p_q || step_v || step_h1 || step_h2 || step_g || step_e;
+            // A CMD from B1 until its entry is past E.
+            cmd_fly_q <= set_dec ? 3'd7 : cmd_fly_q - {2'd0, cmd_fly_q != 3'd0};
+        end
+    // With VHOLD a CMD is decoded only when no tick is in flight, so that a
+    // late SET's entry stops time on the tick it was judged against.
+    assign cmd_wait = vmode && (step_q || fly_q);
 
-    // The head entry's events are read late arm first, then levels upward.
-    wire              rem_late = h_late && !consumed_late_q;
-    wire [LEVELS-1:0] rem_mask = h_mask & ~consumed_mask_q;
-    reg  [LVL_W-1:0]  vis_level;
-    reg  [LEVELS-1:0] vis_bit;
+    // ==================================== status, statistics, at the push
+    reg        overflow_q, cmd_err_q;
+    reg [31:0] cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            overflow_q <= 1'b0; cmd_err_q <= 1'b0; hold_q <= 1'b0;
+            cnt_events_q <= 0; cnt_late_q <= 0; cnt_overflow_q <= 0; cnt_cmds_q <= 0; cnt_buserr_q <= 0;
+        end else begin
+            // Sticky flags: a new occurrence wins over a clear in the same clock.
+            if (push_e && !push_ok) overflow_q <= 1'b1;
+            else if (w_status && wdat[TW_STATUS_OVERFLOW_LSB]) overflow_q <= 1'b0;
+            if (c_bad) cmd_err_q <= 1'b1;
+            else if (w_status && wdat[TW_STATUS_CMD_ERR_LSB]) cmd_err_q <= 1'b0;
+            if (push_e && push_ok && vmode) hold_q <= 1'b1;
+            else if (w_status && wdat[TW_STATUS_HOLD_LSB]) hold_q <= 1'b0;
+            if (push_e && push_ok)  cnt_events_q   <= cnt_events_q + {29'd0, n_ev_e};
+            if (push_e && !push_ok) cnt_overflow_q <= cnt_overflow_q + {29'd0, n_ev_e};
+            if (late_e)             cnt_late_q     <= cnt_late_q + 32'd1;
+            if (w_cmd)              cnt_cmds_q     <= cnt_cmds_q + 32'd1;
+            if (bad_acc || c_bad)   cnt_buserr_q   <= cnt_buserr_q + 32'd1;
+        end
+
+    // ================================== event read-out, registered
+    // The head entry's events go out late arm first, then levels upward;
+    // EVT_INFO and EVT_TICK are formed from a twice-registered copy of the
+    // head (head_q is the block RAM's own output register).
+    reg [ENTRY_W-1:0] head_q, head2_q;
+    reg               empty1_q, empty_q;
+    reg [LEVELS-1:0]  consumed_mask_q;
+    reg               consumed_late_q;
+    wire [47:0]          h_tick  = head2_q[ENTRY_W-1 -: 48];
+    wire [LEVELS-1:0]    h_mask  = head2_q[1+LVL_W+SLOT_BITS +: LEVELS];
+    wire                 h_late  = head2_q[LVL_W+SLOT_BITS];
+    wire [LVL_W-1:0]     h_level = head2_q[SLOT_BITS +: LVL_W];
+    wire [SLOT_BITS-1:0] h_slot  = head2_q[0 +: SLOT_BITS];
+    wire                 rem_late = h_late && !consumed_late_q;
+    wire [LEVELS-1:0]    rem_mask = h_mask & ~consumed_mask_q;
+    reg  [LVL_W-1:0]     vis_level;
+    reg  [LEVELS-1:0]    vis_bit;
     integer hk;
     always @(*) begin
         vis_level = 0;
@@ -245,311 +551,10 @@ module tw_core #(
         for (hk = LEVELS - 1; hk >= 0; hk = hk - 1)
             if (rem_mask[hk]) begin
                 vis_level = hk[LVL_W-1:0];
-                vis_bit   = ONE_LEVEL << hk;
+                vis_bit   = {{(LEVELS-1){1'b0}}, 1'b1} << hk;
             end
     end
-    wire [LVL_W-1:0]     ev_level = rem_late ? h_level : vis_level;
-    wire [SLOT_BITS-1:0] ev_slot  = rem_late ? h_slot
-                                             : h_tick[vis_level*SLOT_BITS +: SLOT_BITS];
-    wire ev_last = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
-
-    tw_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
-        .i_clk(i_clk), .i_rst(i_rst),
-        .i_push(push), .i_data(entry), .o_push_ok(push_ok),
-        .i_pop(pop_evt && ev_last), .o_head(head),
-        .o_count(fifo_count), .o_full(fifo_full), .o_empty(fifo_empty)
-    );
-
-    // Events in this cycle's entry: one per visited busy level plus the late arm.
-    reg [2:0] n_events;
-    integer nk;
-    always @(*) begin
-        n_events = {2'b00, late};
-        for (nk = 0; nk < LEVELS; nk = nk + 1)
-            n_events = n_events + {2'b00, hit[nk]};
-    end
-
-    // The event counters add a cycle's events a clock later, off the step's
-    // path; what they read (cnt_*_now) includes the events still pending.
-    reg  [2:0]  pend_events_q, pend_overflow_q;
-    reg         pend_late_q;
-    wire [31:0] cnt_events_now   = cnt_events_q + {29'd0, pend_events_q};
-    wire [31:0] cnt_overflow_now = cnt_overflow_q + {29'd0, pend_overflow_q};
-    wire [31:0] cnt_late_now     = cnt_late_q + {31'd0, pend_late_q};
-
-    // Coalescing: hold the line until enough entries wait or the FIFO has
-    // been non-empty long enough. Held or stalled virtual time (HOLD, or a
-    // full FIFO) needs the host at once, whatever the settings.
-    wire irq_due = hold_q || fifo_full || {{(15-FIFO_LOG2){1'b0}}, fifo_count} >= coal_thresh_q
-                   || irq_age_q >= coal_holdoff_q;
-    assign o_irq = ctrl_irq_en_q && !fifo_empty && irq_due;
-
-    // ------------------------------------------------------ next-busy search
-    // For each level k the first busy slot after the pointer p, in circular
-    // order p+1 .. p (the last one a revolution on), is that level's next busy
-    // visit; the earliest over all levels is the answer. SW slots a cycle, so
-    // a search takes at most LEVELS * (NWORDS + 1) + 1 cycles.
-    localparam integer SW      = SLOTS < 16 ? SLOTS : 16;
-    localparam integer NWORDS  = SLOTS / SW;
-    localparam integer WI_BITS = $clog2(NWORDS + 1);
-    localparam integer WORD_BITS = NWORDS > 1 ? $clog2(NWORDS) : 1;
-
-    reg                 s_run_q, s_valid_q, s_found_q;
-    reg [LVL_W-1:0]     s_lvl_q;
-    reg [WI_BITS-1:0]   s_i_q;             // words scanned at this level
-    reg [TICK_BITS-1:0] s_base_q;
-    assign srch_valid_q = s_valid_q;
-    assign srch_found_q = s_found_q;
-
-    // Each level's slot after the pointer of s_base_q, kept from the start
-    // of the search (where the visit port computes them anyway), so a scan
-    // cycle begins from registers.
-    reg [LEVELS*SLOT_BITS-1:0] s_qs_q;
-    // Ticks since the search started, s_elapsed_q = now_q - s_base_q while it
-    // runs: a running search vouches for nothing, so time takes at most one
-    // tick a clock then, and a search is short.
-    localparam integer EL_BITS = $clog2(LEVELS * (NWORDS + 1) + 2) + 1;
-    reg [EL_BITS-1:0]   s_elapsed_q;
-    wire [TICK_BITS-1:0] s_elapsed = {{(TICK_BITS-EL_BITS){1'b0}}, s_elapsed_q};
-
-    // The bits of this cycle's word that are in the scan (from the slot after
-    // the pointer on the first word, up to it on the wrapped last word), and
-    // the pointer's successor's bit within its word: both worked out a clock
-    // ahead, so the word read meets registers only.
-    localparam integer BIT_BITS = SW > 1 ? $clog2(SW) : 1;
-    reg [SW-1:0]        s_mask_q;
-    reg [BIT_BITS-1:0]  s_qb_q;
-
-    reg [SW-1:0]        s_word;
-    reg [SW-1:0]        s_hits;
-    reg                 s_hit;
-    integer sk, sj, s_shift;
-    reg [SLOT_BITS:0]   s_j;
-    reg [SLOT_BITS:0]   s_om1;            // s_o - 1, s_o = 1 .. 2^b slots on from p
-    reg [TICK_BITS-1:0] s_cand_quiet;     // candidate - now_next - 1
-    // The candidate's quiet_d, split at the level's field: below it the
-    // fields of ~s_base_q less the elapsed ticks and this cycle's step
-    // (s_dlow), from it up a small signed number, the slot offset plus what
-    // s_dlow borrowed (s_hi). The found bit s_j and the step meet a carry
-    // chain of S_HW bits, not of 48: all else comes from registers.
-    localparam integer S_LOWMAX = (LEVELS - 1) * SLOT_BITS;   // the widest s_shift
-    localparam integer S_DW = (S_LOWMAX > EL_BITS ? S_LOWMAX : EL_BITS) + 2;
-    localparam integer S_HW = SLOT_BITS + EL_BITS + 2;
-    reg [S_DW-1:0]        s_lowmask;
-    reg [S_DW-1:0]        s_d0;           // (~s_base_q's fields below) - s_elapsed
-    reg [63:0]            s_d0_ext;       // sign-extended (s_shift + S_HW <= 57)
-    reg [S_DW-1:0]        s_dlow;         // s_d0 - step
-    reg [S_HW-1:0]        s_hi_pre;       // s_i_q * SW - s_qb_q + (s_d0 >>> s_shift) - 1
-    reg [S_HW-1:0]        s_hi;           // ... + s_j, less what the step borrows
-    reg [TICK_BITS-1:0]   s_hi_ext;       // sign-extended
-    reg [TICK_BITS-1:0] s_reach;          // (answer - s_base_q - 1 + s_low) >> s_shift
-    always @(*) begin
-        s_word = 0;
-        for (sk = 0; sk < LEVELS; sk = sk + 1)
-            if (s_lvl_q == sk[LVL_W-1:0])
-                s_word = srch_words[sk*SW +: SW];
-        s_shift = s_lvl_q * SLOT_BITS;
-        s_hits  = s_word & s_mask_q;
-        s_hit = |s_hits;
-        s_j   = 0;
-        for (sj = SW - 1; sj >= 0; sj = sj - 1)
-            if (s_hits[sj])
-                s_j = sj[SLOT_BITS:0];
-        s_om1  = {{(SLOT_BITS+1-WI_BITS){1'b0}}, s_i_q} * SW[SLOT_BITS:0] + s_j
-                 - {{(SLOT_BITS+1-BIT_BITS){1'b0}}, s_qb_q};
-        // The candidate is (s_base_q with the fields below the level cleared)
-        // + (s_o << s_shift). Its quiet_d, candidate - now_next - 1, is
-        // (s_om1 << s_shift) + (~s_base_q's fields below the level)
-        // - s_elapsed - step (no jump while the search runs), where
-        // s_om1 = s_i_q * SW - s_qb_q + s_j. That is
-        // ((s_i_q * SW - s_qb_q + s_j) << s_shift) + s_d0 - step, and
-        // s_d0 - step = ((its >>> s_shift) << s_shift) + its bits below
-        // s_shift, whose sum with the first term is an OR: no carry crosses
-        // s_shift. The step borrows from the upper part only when s_d0's
-        // bits below s_shift are all zero (always on level 0).
-        s_lowmask = ({{(S_DW-1){1'b0}}, 1'b1} << s_shift) - 1'b1;
-        s_d0      = (~s_base_q[S_DW-1:0] & s_lowmask) - {{(S_DW-EL_BITS){1'b0}}, s_elapsed_q};
-        s_d0_ext  = {{(64-S_DW){s_d0[S_DW-1]}}, s_d0};
-        s_dlow    = s_d0 - {{(S_DW-1){1'b0}}, step};
-        s_hi_pre  = {{(S_HW-WI_BITS){1'b0}}, s_i_q} * SW[S_HW-1:0]
-                  - {{(S_HW-BIT_BITS){1'b0}}, s_qb_q} + s_d0_ext[s_shift +: S_HW] - 1'b1;
-        s_hi      = s_hi_pre + {{(S_HW-SLOT_BITS-1){1'b0}}, s_j}
-                  + {{(S_HW-1){1'b0}}, !(step && (s_d0 & s_lowmask) == 0)};
-        s_hi_ext  = {{(TICK_BITS-S_HW){s_hi[S_HW-1]}}, s_hi};
-        s_cand_quiet = (s_hi_ext << s_shift)
-                     | ({{(TICK_BITS-S_DW){1'b0}}, s_dlow & s_lowmask});
-        // The answer so far is quiet_q + s_elapsed + 1 ticks from s_base_q.
-        s_reach   = (quiet_q + s_elapsed + (s_base_q & ((48'd1 << s_shift) - 48'd1))) >> s_shift;
-    end
-
-    // The answer holds while time is before it and the bitmap is unchanged.
-    // The answer is reached when answer - now_next <= 0, i.e. when
-    // quiet_after = answer - now_next - 1 is -1 or below.
-    // quiet_after only goes into a register; whether it has passed needs no
-    // subtraction: a jump lands before the answer (on a jump to the tick
-    // before it, quiet_after = 0; on one over all of ADVANCE, quiet_q >
-    // ADVANCE's remainder), and after one tick it has passed exactly when
-    // quiet_q - 1 has, that is when quiet_q itself is reached.
-    wire [TICK_BITS-1:0] quiet_after = quiet_q - step_amt;
-    wire s_stale = s_valid_q && s_found_q
-                   && (step_one ? reached(quiet_q) : !jumped && passed_quiet(quiet_q));
-    wire s_start = (!s_run_q && !s_valid_q) || s_stale || cmd_set || cmd_clear || cmd_clear_all;
-    // The candidate is nearer than the answer so far when
-    // (s_o << s_shift) - s_low <= answer - s_base_q - 1 (s_low: the fields of
-    // s_base_q below the level), that is when s_o <= s_reach:
-    // s_reach comes from registers alone, and s_o is a few bits wide.
-    wire s_better = !s_found_q || |(s_reach >> (SLOT_BITS + 1)) || s_om1 < s_reach[SLOT_BITS:0];
-    wire s_level_done = s_hit || s_i_q == NWORDS[WI_BITS-1:0];
-
-    reg                 s_run_d, s_valid_d, s_found_d;
-    reg [LVL_W-1:0]     s_lvl_d;
-    reg [WI_BITS-1:0]   s_i_d;
-    reg [TICK_BITS-1:0] s_base_d;
-    reg [LVL_W-1:0]     s_lvl_c;           // where a running search goes next
-    // s_i_c's top bit is the last step, back to the first word: the word
-    // address wraps round the level, so it does not use that bit.
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg [WI_BITS-1:0]   s_i_c;
-    /* verilator lint_on UNUSEDSIGNAL */
-    always @(*) begin
-        s_run_d   = s_run_q;
-        s_valid_d = s_valid_q;
-        s_found_d = s_found_q;
-        s_lvl_d   = s_lvl_q;
-        s_i_d     = s_i_q;
-        s_base_d  = s_base_q;
-        if (s_run_q) begin
-            if (s_hit && s_better) begin
-                s_found_d = 1'b1;
-            end
-            if (!s_level_done) begin
-                s_i_d = s_i_q + 1'b1;
-            end else if (s_lvl_q == LEVELS[LVL_W-1:0] - 1'b1) begin
-                s_run_d   = 1'b0;
-                s_valid_d = 1'b1;
-            end else begin
-                s_lvl_d = s_lvl_q + 1'b1;
-                s_i_d   = 0;
-            end
-        end
-        s_lvl_c = s_lvl_d;
-        s_i_c   = s_i_d;
-        if (i_rst) begin
-            s_run_d   = 1'b0;
-            s_valid_d = 1'b0;
-            s_found_d = 1'b0;
-            s_lvl_d   = 0;
-            s_i_d     = 0;
-            s_base_d  = 0;
-        end else if (s_start) begin
-            s_run_d   = 1'b1;
-            s_valid_d = 1'b0;
-            s_found_d = 1'b0;
-            s_lvl_d   = 0;
-            s_i_d     = 0;
-            s_base_d  = now_next;
-            end
-    end
-
-    // A new answer's distance is worked out from the old time and stepped on.
-    wire s_take = !s_start && s_run_q && s_hit && s_better;
-    always @(posedge i_clk) begin
-        if (i_rst)
-            quiet_q <= {TICK_BITS{1'b1}};
-        else if (s_take)
-            quiet_q <= s_cand_quiet;
-        else
-            quiet_q <= quiet_after;
-        s_elapsed_q <= s_start ? {EL_BITS{1'b0}} : s_elapsed_q + {{(EL_BITS-1){1'b0}}, step};
-        if (s_start)
-            s_qs_q <= ahead_slots_d;
-        s_run_q   <= s_run_d;
-        s_valid_q <= s_valid_d;
-        s_found_q <= s_found_d;
-        s_lvl_q   <= s_lvl_d;
-        s_i_q     <= s_i_d;
-        s_base_q  <= s_base_d;
-    end
-
-    // The word the search scans next cycle: its level's slot after the
-    // pointer, plus the words already scanned (wrapping round the level).
-    // A new search starts at level 0's slot after now_next, which the visit
-    // port fetches anyway; the choice comes last, so a restart does not wait
-    // for an adder. Only the word part of a slot is used here; its bit
-    // within the word and the scan's mask of that word are registered here.
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg [SLOT_BITS-1:0] s_q_c;
-    wire [SLOT_BITS-1:0] s_q_start = ahead_slots_d[0 +: SLOT_BITS];
-    /* verilator lint_on UNUSEDSIGNAL */
-    reg [WORD_BITS-1:0] s_word_d;
-    reg [BIT_BITS-1:0]  s_qb_d;
-    reg [SW-1:0]        s_mask_d;
-    wire [WI_BITS-1:0]  s_i_n = s_start ? {WI_BITS{1'b0}} : s_i_c;
-    integer wk;
-    always @(*) begin
-        s_q_c = 0;
-        for (wk = 0; wk < LEVELS; wk = wk + 1)
-            if (s_lvl_c == wk[LVL_W-1:0])
-                s_q_c = s_qs_q[wk*SLOT_BITS +: SLOT_BITS];
-        s_word_d = 0;
-        if (NWORDS > 1)
-            s_word_d = s_start ? s_q_start[SLOT_BITS-1 -: WORD_BITS]
-                               : s_q_c[SLOT_BITS-1 -: WORD_BITS] + s_i_c[WORD_BITS-1:0];
-        s_qb_d   = s_start ? s_q_start[BIT_BITS-1:0] : s_q_c[BIT_BITS-1:0];
-        s_mask_d = {SW{1'b1}};
-        if (s_i_n == 0)
-            s_mask_d = s_mask_d & ({SW{1'b1}} << s_qb_d);
-        if (s_i_n == NWORDS[WI_BITS-1:0])
-            s_mask_d = s_mask_d & ~({SW{1'b1}} << s_qb_d);
-    end
-    always @(posedge i_clk) begin
-        s_qb_q   <= s_qb_d;
-        s_mask_q <= s_mask_d;
-    end
-
-    // The bitmaps: one SET or CLEAR per cycle, or CLEAR_ALL.
-    wire [LEVELS*SW-1:0] srch_words;
-    reg  [LEVELS*SLOT_BITS-1:0] ahead_slots_d;
-    integer ck;
-    always @(*)
-        for (ck = 0; ck < LEVELS; ck = ck + 1)
-            ahead_slots_d[ck*SLOT_BITS +: SLOT_BITS] = now_next[ck*SLOT_BITS +: SLOT_BITS] + 1'b1;
-    always @(posedge i_clk)
-        ahead_slots_q <= ahead_slots_d;
-    genvar gl;
-    generate
-        for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
-            localparam [LVL_W-1:0] LVL = gl;
-            tw_bitmap #(.SLOT_BITS(SLOT_BITS)) u_bitmap (
-                .i_clk(i_clk), .i_rst(i_rst),
-                .i_clear_all(cmd_clear_all),
-                .i_wr((cmd_set || cmd_clear) && cmd_lvl == LVL),
-                .i_wr_slot(cmd_sl), .i_wr_val(cmd_set),
-                .i_visit_slot(ahead_slots_d[gl*SLOT_BITS +: SLOT_BITS]),
-                .o_visit_bit(busy_ahead[gl]),
-                .i_search_word(s_word_d),
-                .o_search_word(srch_words[gl*SW +: SW])
-            );
-        end
-    endgenerate
-
-    // NEXT: the answer capped at now + horizon. The answer is now_q + quiet_q + 1.
-    wire [TICK_BITS-1:0] best_tick = now_plus_quiet + 48'd1;
-    wire [TICK_BITS-1:0] horizon_end = now_q + {16'd0, horizon_q};
-    wire [TICK_BITS-1:0] next_tick = !srch_ok ? 48'd0
-                                   : s_found_q && quiet_q < {16'd0, horizon_q} ? best_tick
-                                   : horizon_end;
-
-    // ------------------------------------------------------------- registers
-    wire [31:0] caps = (LEVELS << TW_CAPS_LEVELS_LSB) | (SLOT_BITS << TW_CAPS_SLOT_BITS_LSB)
-                     | (FIFO_LOG2 << TW_CAPS_FIFO_LOG2_LSB) | (TICK_BITS << TW_CAPS_TICK_BITS_LSB);
-    wire [31:0] status = ({31'd0, overflow_q} << TW_STATUS_OVERFLOW_LSB)
-                       | ({31'd0, hold_q} << TW_STATUS_HOLD_LSB)
-                       | ({31'd0, cmd_err_q} << TW_STATUS_CMD_ERR_LSB)
-                       | ({31'd0, adv_rem_q != 0} << TW_STATUS_ADVANCING_LSB)
-                       | ({31'd0, o_irq} << TW_STATUS_IRQ_LSB)
-                       | ({31'd0, !srch_ok} << TW_STATUS_SEARCHING_LSB)
-                       | ({{(31-FIFO_LOG2){1'b0}}, fifo_count} << TW_STATUS_FIFO_COUNT_LSB);
+    wire [SLOT_BITS-1:0] ev_slot = rem_late ? h_slot : h_tick[vis_level*SLOT_BITS +: SLOT_BITS];
     wire [11:0] ev_slot12;
     generate
         if (SLOT_BITS == 12) begin : g_slot_full
@@ -558,594 +563,254 @@ module tw_core #(
             assign ev_slot12 = {{(12-SLOT_BITS){1'b0}}, ev_slot};
         end
     endgenerate
-    // An empty FIFO reads all zero: the stale head entry is never shown.
-    wire [31:0] evt_info = fifo_empty ? 32'd0 : {1'b1, rem_late, ev_level, ev_slot12, h_tick[47:32]};
-    wire [31:0] evt_tick = fifo_empty ? 32'd0 : h_tick[31:0];
-    wire [31:0] ctrl = {28'd0, ctrl_vhold_q, ctrl_irq_en_q, ctrl_src_q};
+    reg [31:0] evt_info_q, evt_tick_q;
+    reg        ev_last_q, rem_late_q;
+    reg [LEVELS-1:0] vis_bit_q;
+    always @(posedge i_clk) begin
+        head_q     <= head;
+        head2_q    <= head_q;
+        empty1_q   <= i_rst || fifo_empty;
+        empty_q    <= i_rst || empty1_q;
+        evt_info_q <= empty_q ? 32'd0
+                    : {1'b1, rem_late, rem_late ? h_level : vis_level, ev_slot12, h_tick[47:32]};
+        evt_tick_q <= empty_q ? 32'd0 : h_tick[31:0];
+        ev_last_q  <= rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+        rem_late_q <= rem_late;
+        vis_bit_q  <= vis_bit;
+        pop_fifo   <= !i_rst && r_pop && !empty_q && ev_last_q;
+        if (i_rst || pop_fifo) begin
+            consumed_mask_q <= 0; consumed_late_q <= 1'b0;
+        end else if (r_pop && !empty_q) begin
+            if (rem_late_q) consumed_late_q <= 1'b1;
+            else consumed_mask_q <= consumed_mask_q | vis_bit_q;
+        end
+    end
 
-    // The read data of register `adr`, called in the clock of a read: a
-    // function rather than logic of its own, so that a Verilated model works
-    // it out on reads only (the same multiplexer in hardware).
-    function [31:0] read_mux;
-        input [5:0] adr;
-        begin
-            read_mux = 32'd0;
-            case (adr)
-                TW_REG_ID:            read_mux = TW_ID_MAGIC;
-                TW_REG_VERSION:       read_mux = {TW_VERSION_MAJOR, TW_VERSION_MINOR};
-                TW_REG_CAPS:          read_mux = caps;
-                TW_REG_CTRL:          read_mux = ctrl;
-                TW_REG_PRESCALE:      read_mux = prescale_q;
-                TW_REG_STATUS:        read_mux = status;
-                TW_REG_NOW_LO:        read_mux = now_q[31:0];
-                TW_REG_NOW_HI:        read_mux = {16'd0, now_hi_snap_q};
-                TW_REG_ADVANCE:       read_mux = adv_rem_q;
-                TW_REG_ARM_LO:        read_mux = arm_lo_q;
-                TW_REG_ARM_HI:        read_mux = {16'd0, arm_hi_q};
-                TW_REG_EVT_INFO:      read_mux = evt_info;
-                TW_REG_EVT_TICK:      read_mux = evt_tick;
-                TW_REG_CNT_EVENTS:    read_mux = cnt_events_now;
-                TW_REG_CNT_LATE:      read_mux = cnt_late_now;
-                TW_REG_CNT_OVERFLOW:  read_mux = cnt_overflow_now;
-                TW_REG_CNT_CMDS:      read_mux = cnt_cmds_q;
-                TW_REG_CNT_BUSERR:    read_mux = cnt_buserr_q;
-                TW_REG_SEARCH:        read_mux = horizon_q;
-                TW_REG_NEXT_LO:       read_mux = next_tick[31:0];
-                TW_REG_NEXT_HI:       read_mux = {16'd0, next_hi_snap_q};
-                TW_REG_COALESCE:      read_mux = {coal_thresh_q, coal_holdoff_q};
-                default: ;
+    // ============================ the answer against time, NEXT and the jump
+    // N1: A - 1 - tick_v as A + ~tick_v in three 16-bit parts, the upper two
+    // with and without a carry in; tick_v + SEARCH in two halves.
+    // N2: gap = A - 1 - tick_v assembled; tick + SEARCH assembled.
+    // N3: passed (gap < 0), gap < SEARCH in two 16-bit parts.
+    // N4: NEXT and STATUS.SEARCHING.
+    reg [16:0] n1_gl, n1_gm0, n1_gm1;
+    reg [15:0] n1_gh0, n1_gh1;
+    reg [24:0] n1_el;
+    reg [23:0] n1_eh;
+    reg        n1_v, n1_f;
+    reg [47:0] n1_a;
+    reg [31:0] n1_h;
+    reg [47:0] n2_gap, n2_a, n2_end;
+    reg        n2_v, n2_f;
+    reg [31:0] n2_h;
+    reg        n3_passed, n3_v, n3_f, n3_big, n3_lt_hi, n3_eq_hi, n3_lt_lo;
+    reg [47:0] n3_a, n3_end;
+    reg [47:0] next_q;
+    reg        searching_q;
+    always @(posedge i_clk) begin
+        n1_gl  <= {1'b0, srch_next[15:0]} + {1'b0, ~tick_v[15:0]};
+        n1_gm0 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]};
+        n1_gm1 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]} + 17'd1;
+        n1_gh0 <= srch_next[47:32] + ~tick_v[47:32];
+        n1_gh1 <= srch_next[47:32] - tick_v[47:32];
+        n1_el  <= {1'b0, tick_v[23:0]} + {1'b0, horizon_q[23:0]};
+        n1_eh  <= tick_v[47:24] + {16'd0, horizon_q[31:24]};
+        n1_v   <= !i_rst && srch_valid && !srch_start_q;
+        n1_f   <= srch_found;
+        n1_a   <= srch_next;
+        n1_h   <= horizon_q;
+        n2_gap <= {(n1_gl[16] ? n1_gm1[16] : n1_gm0[16]) ? n1_gh1 : n1_gh0,
+                   n1_gl[16] ? n1_gm1[15:0] : n1_gm0[15:0], n1_gl[15:0]};
+        n2_end <= {n1_eh + {23'd0, n1_el[24]}, n1_el[23:0]};
+        n2_a   <= n1_a;
+        n2_v   <= !i_rst && n1_v && srch_valid;
+        n2_f   <= n1_f;
+        n2_h   <= n1_h;
+        n3_passed <= n2_gap[47];
+        n3_big    <= |n2_gap[47:32];
+        n3_lt_hi  <= n2_gap[31:16] < n2_h[31:16];
+        n3_eq_hi  <= n2_gap[31:16] == n2_h[31:16];
+        n3_lt_lo  <= n2_gap[15:0] < n2_h[15:0];
+        n3_v      <= !i_rst && n2_v && srch_valid;
+        n3_f      <= n2_f;
+        n3_a      <= n2_a;
+        n3_end    <= n2_end;
+        // NEXT: the answer if it comes before now + SEARCH, else that; 0
+        // while the search runs or time has passed its answer.
+        searching_q <= i_rst || !(n3_v && srch_valid && (!n3_f || !n3_passed));
+        next_q <= !(n3_v && srch_valid && (!n3_f || !n3_passed)) ? 48'd0
+                : n3_f && !n3_big && (n3_lt_hi || (n3_eq_hi && n3_lt_lo)) ? n3_a : n3_end;
+    end
+    assign srch_passed = n3_v && n3_f && n3_passed && srch_valid && !srch_start_q;
+
+    // The virtual-time jump. Where the answer is far ahead (or there is
+    // none) and ADVANCE has far to go, virtual time stops stepping and the
+    // bus is held; once the counter and the gap have settled the counter
+    // adds min(A - 1 - now, what ADVANCE has left) in a few clocks: low
+    // half, carry, high part; ADVANCE's remainder the same. A command that
+    // slipped in calls the jump off.
+    localparam [2:0] J_RUN = 3'd0, J_WAIT = 3'd1, J_CMP = 3'd2, J_SEL = 3'd3,
+                     J_LO = 3'd4, J_CARRY = 3'd5, J_HI = 3'd6, J_END = 3'd7;
+    reg [2:0]  j_state;
+    reg [3:0]  j_cnt;
+    reg        j_cmd_seen, j_big, j_lt_hi, j_eq_hi, j_lt_lo, j_none, j_far_q, j_adv_far_q, j_go_q;
+    reg        j_lo_q, j_hi_q;
+    wire [31:0] adv_left = {adv_hi_q, adv_lo_q};
+    assign j_run   = j_state == J_RUN;
+    assign j_lo_go = j_lo_q;
+    assign j_hi_go = j_hi_q;
+    assign bus_hold = !j_run || adv_busy || w_adv;
+    always @(posedge i_clk) begin
+        // Far: at least 32 ticks to go (2 with VHOLD, where the alternative
+        // is a tick every ten clocks), from the gap two clocks old.
+        j_far_q     <= n2_v && !n2_gap[47] && (ctrl_vhold_q ? |n2_gap[46:1] : |n2_gap[46:5]);
+        j_adv_far_q <= ctrl_vhold_q ? |adv_left[31:1] : |adv_left[31:5];
+        j_go_q      <= !i_rst && ctrl_src_q == SRC_HOST && adv_nz_q && n2_v && srch_valid
+                       && (j_far_q || !n2_f) && j_adv_far_q && j_run && j_cnt == 4'd0
+                       && !hold_q && !adv_busy && !w_adv;
+    end
+    always @(posedge i_clk)
+        if (i_rst) begin
+            j_state <= J_RUN; j_cnt <= 4'd0; j_cmd_seen <= 1'b0;
+            j_lo_q <= 1'b0; j_hi_q <= 1'b0; lo_add_q <= {{(HALF-1){1'b0}}, 1'b1}; j_amt_q <= 32'd0;
+            j_big <= 1'b0; j_lt_hi <= 1'b0; j_eq_hi <= 1'b0; j_lt_lo <= 1'b0; j_none <= 1'b0;
+        end else begin
+            j_lo_q   <= 1'b0;
+            j_hi_q   <= 1'b0;
+            lo_add_q <= {{(HALF-1){1'b0}}, 1'b1};
+            if (cmd_v) j_cmd_seen <= 1'b1;
+            case (j_state)
+                J_RUN: begin
+                    if (j_cnt != 4'd0) j_cnt <= j_cnt - 4'd1;
+                    if (j_go_q && !pend_q && !adv_busy && !w_adv && !hold_q) begin
+                        j_state <= J_WAIT; j_cnt <= 4'd7; j_cmd_seen <= 1'b0;
+                    end
+                end
+                J_WAIT: begin          // the counter and the gap settle
+                    j_cnt <= j_cnt - 4'd1;
+                    if (j_cnt == 4'd1) j_state <= J_CMP;
+                end
+                J_CMP: begin           // the gap against what ADVANCE has left
+                    j_none  <= !n2_f;
+                    j_big   <= !n2_f || |n2_gap[47:32];
+                    j_lt_hi <= n2_gap[31:16] < adv_left[31:16];
+                    j_eq_hi <= n2_gap[31:16] == adv_left[31:16];
+                    j_lt_lo <= n2_gap[15:0] < adv_left[15:0];
+                    j_state <= J_SEL;
+                end
+                J_SEL: begin
+                    // Off if a command came, the answer went, time has
+                    // reached it, or there is nothing to jump.
+                    if (j_cmd_seen || !srch_valid || !n2_v || ctrl_src_q != SRC_HOST
+                            || (!j_none && (n2_gap[47] || n2_gap == 48'd0)) || adv_left == 32'd0) begin
+                        j_state <= J_END; j_cnt <= 4'd2;
+                    end else begin
+                        j_amt_q  <= j_big || !(j_lt_hi || (j_eq_hi && j_lt_lo)) ? adv_left : n2_gap[31:0];
+                        lo_add_q <= j_big || !(j_lt_hi || (j_eq_hi && j_lt_lo)) ? adv_left[HALF-1:0]
+                                                                              : n2_gap[HALF-1:0];
+                        j_lo_q  <= 1'b1;
+                        j_state <= J_LO;
+                    end
+                end
+                J_LO:    j_state <= J_CARRY;   // low halves added (j_lo_go)
+                J_CARRY: begin                 // carry and borrow move up
+                    j_hi_q  <= 1'b1;
+                    j_state <= J_HI;
+                end
+                J_HI: begin                    // high parts added (j_hi_go)
+                    j_state <= J_END; j_cnt <= 4'd3;
+                end
+                default: begin                 // tick_p, tick_v and ADVANCE's flag settle
+                    j_cnt <= j_cnt - 4'd1;
+                    if (j_cnt == 4'd1) begin j_state <= J_RUN; j_cnt <= 4'd8; end
+                end
             endcase
         end
-    endfunction
-    reg        addr_ok;   // the access names a register that allows it
-    always @(*)
-        case (i_wb_adr)
-            TW_REG_CTRL, TW_REG_PRESCALE, TW_REG_STATUS, TW_REG_ADVANCE, TW_REG_ARM_LO,
-            TW_REG_ARM_HI, TW_REG_SEARCH, TW_REG_COALESCE:
-                addr_ok = 1'b1;
-            TW_REG_ID, TW_REG_VERSION, TW_REG_CAPS, TW_REG_NOW_LO, TW_REG_NOW_HI,
-            TW_REG_EVT_INFO, TW_REG_EVT_TICK, TW_REG_CNT_EVENTS, TW_REG_CNT_LATE,
-            TW_REG_CNT_OVERFLOW, TW_REG_CNT_CMDS, TW_REG_CNT_BUSERR, TW_REG_NEXT_LO,
-            TW_REG_NEXT_HI:
-                addr_ok = !i_wb_we;   // read-only
-            TW_REG_CMD:
-                addr_ok = i_wb_we;    // write-only
-            default:
-                addr_ok = 1'b0;
-        endcase
 
-    // What ADVANCE has left after this cycle's step (a jump to the answer
-    // takes quiet_q <= adv_rem_q ticks, the other jump all of them).
-    wire [31:0] adv_after = step_quiet ? adv_rem_q - quiet_q[31:0] : step_all ? 32'd0
-                          : adv_step ? adv_rem_q - 32'd1 : adv_rem_q;
-    // ... plus what a write to ADVANCE adds, saturating.
-    function [31:0] adv_plus;
-        input [31:0] left, add;
-        reg   [32:0] sum;
-        begin
-            sum      = {1'b0, left} + {1'b0, add};
-            adv_plus = sum[32] ? 32'hFFFF_FFFF : sum[31:0];
-        end
-    endfunction
-    // The coalescing age after the step, saturating at 0xFFFF, formed for
-    // each step amount like the counter.
-    function [15:0] age_plus;
-        input [15:0]          age;
-        input [TICK_BITS-1:0] amt;
-        reg   [16:0]          sum;
-        begin
-            sum      = {1'b0, age} + {1'b0, amt[15:0]};
-            age_plus = sum[16] || |amt[TICK_BITS-1:16] ? 16'hFFFF : sum[15:0];
-        end
-    endfunction
-    wire [15:0] age_quiet = age_plus(irq_age_q, quiet_q);
-    wire [15:0] age_all   = age_plus(irq_age_q, adv_left);
-    wire [15:0] age_one   = &irq_age_q ? irq_age_q : irq_age_q + 16'd1;
-    wire [15:0] age_next  = step_quiet ? age_quiet : step_all ? age_all
-                          : step_one ? age_one : irq_age_q;
-
-    always @(posedge i_clk) begin
+    // ================================================ interrupt, coalescing
+    // The line rises when THRESH entries wait, or when the FIFO has been
+    // non-empty for HOLDOFF ticks (ticks reaching V, a jump its whole
+    // length, saturating at 65535), and always while virtual time is held
+    // or the FIFO is full.
+    reg [15:0] age_q;
+    reg        age_due_q, thresh_due_q, irq_q;
+    always @(posedge i_clk)
         if (i_rst) begin
-            now_q           <= 0;
-            arm_gap_q       <= 0;
-            arm_new_q       <= 1'b0;
-            ctrl_src_q      <= SRC_HOST;
-            ctrl_irq_en_q   <= 1'b0;
-            ctrl_vhold_q    <= 1'b0;
-            prescale_q      <= 0;
-            presc_cnt_q     <= 0;
-            adv_rem_q       <= 0;
-            arm_lo_q        <= 0;
-            arm_hi_q        <= 0;
-            now_hi_snap_q   <= 0;
-            overflow_q      <= 1'b0;
-            hold_q          <= 1'b0;
-            cmd_err_q       <= 1'b0;
-            consumed_mask_q <= 0;
-            consumed_late_q <= 1'b0;
-            ext_sync_q      <= 0;
-            cnt_events_q    <= 0;
-            cnt_late_q      <= 0;
-            pend_events_q   <= 0;
-            pend_overflow_q <= 0;
-            pend_late_q     <= 1'b0;
-            cnt_overflow_q  <= 0;
-            cnt_cmds_q      <= 0;
-            cnt_buserr_q    <= 0;
-            coal_holdoff_q  <= 0;
-            coal_thresh_q   <= 0;
-            irq_age_q       <= 0;
-            horizon_q       <= 32'hFFFF_FFFF;
-            next_hi_snap_q  <= 0;
-            o_wb_ack        <= 1'b0;
-            o_wb_dat        <= 0;
+            age_q <= 0; age_due_q <= 1'b1; thresh_due_q <= 1'b1; irq_q <= 1'b0;
         end else begin
-            o_wb_ack   <= acc;
-            if (rd)
-                o_wb_dat <= read_mux(i_wb_adr);
-            ext_sync_q <= {ext_sync_q[1:0], i_ext_tick};
-            now_q      <= now_next;
-            arm_gap_q  <= arm_gap_d;
-            arm_new_q  <= arm_wr;
-            if (wr && i_wb_adr == TW_REG_ADVANCE)
-                adv_rem_q <= adv_plus(adv_after, i_wb_dat);
-            else
-                adv_rem_q <= adv_after;
-
-            if (ctrl_src_q != SRC_INT || presc_cnt_q == 0)
-                presc_cnt_q <= prescale_q;
-            else
-                presc_cnt_q <= presc_cnt_q - 1;
-
-            if (rd && i_wb_adr == TW_REG_NOW_LO)
-                now_hi_snap_q <= now_q[47:32];
-            if (rd && i_wb_adr == TW_REG_NEXT_LO)
-                next_hi_snap_q <= next_tick[47:32];
             if (fifo_empty)
-                irq_age_q <= 0;
-            else
-                irq_age_q <= age_next;
-
-            if (wr) begin
-                case (i_wb_adr)
-                    TW_REG_CTRL: begin
-                        ctrl_src_q    <= i_wb_dat[TW_CTRL_TICK_SRC_LSB +: TW_CTRL_TICK_SRC_WIDTH];
-                        ctrl_irq_en_q <= i_wb_dat[TW_CTRL_IRQ_EN_LSB];
-                        ctrl_vhold_q  <= i_wb_dat[TW_CTRL_VHOLD_LSB];
-                    end
-                    TW_REG_PRESCALE: prescale_q <= i_wb_dat;
-                    TW_REG_ARM_LO:   arm_lo_q   <= i_wb_dat;
-                    TW_REG_ARM_HI:   arm_hi_q   <= i_wb_dat[15:0];
-                    TW_REG_SEARCH:   horizon_q  <= i_wb_dat;
-                    TW_REG_COALESCE: begin
-                        coal_holdoff_q <= i_wb_dat[TW_COALESCE_HOLDOFF_LSB +: 16];
-                        coal_thresh_q  <= i_wb_dat[TW_COALESCE_THRESH_LSB +: 16];
-                    end
-                    default: ;
-                endcase
-            end
-            if (acc && !addr_ok)
-                cnt_buserr_q <= cnt_buserr_q + 1;
-
-            // Sticky flags: a new occurrence wins over a clear in the same cycle.
-            if (wr && i_wb_adr == TW_REG_STATUS) begin
-                if (i_wb_dat[TW_STATUS_OVERFLOW_LSB]) overflow_q <= 1'b0;
-                if (i_wb_dat[TW_STATUS_HOLD_LSB])     hold_q     <= 1'b0;
-                if (i_wb_dat[TW_STATUS_CMD_ERR_LSB])  cmd_err_q  <= 1'b0;
-            end
-            pend_events_q   <= push && push_ok ? n_events : 3'd0;
-            pend_overflow_q <= push && !push_ok ? n_events : 3'd0;
-            pend_late_q     <= late;
-            cnt_events_q    <= cnt_events_now;
-            cnt_overflow_q  <= cnt_overflow_now;
-            cnt_late_q      <= cnt_late_now;
-            if (push && !push_ok)
-                overflow_q <= 1'b1;
-            if (push && push_ok) begin
-                if (ctrl_src_q == SRC_HOST && ctrl_vhold_q)
-                    hold_q <= 1'b1;
-            end
-
-            if (cmd_wr)
-                cnt_cmds_q <= cnt_cmds_q + 1;
-            if (cmd_bad) begin
-                cmd_err_q    <= 1'b1;
-                cnt_buserr_q <= cnt_buserr_q + 1;
-            end
-
-            if (pop_evt) begin
-                if (ev_last) begin
-                    consumed_mask_q <= 0;
-                    consumed_late_q <= 1'b0;
-                end else if (rem_late) begin
-                    consumed_late_q <= 1'b1;
-                end else begin
-                    consumed_mask_q <= consumed_mask_q | vis_bit;
-                end
-            end
+                age_q <= 0;
+            else if (j_lo_q)
+                age_q <= |j_amt_q[31:16] || {1'b0, age_q} + {1'b0, j_amt_q[15:0]} > 17'hFFFF
+                         ? 16'hFFFF : age_q + j_amt_q[15:0];
+            else if (step_v && !(&age_q))
+                age_q <= age_q + 16'd1;
+            age_due_q    <= age_q >= coal_holdoff_q;
+            thresh_due_q <= {{(16-FW){1'b0}}, fifo_count} >= coal_thresh_q;
+            irq_q        <= ctrl_irq_en_q && !fifo_empty
+                            && (hold_q || fifo_full || thresh_due_q || age_due_q);
         end
-    end
+    assign o_irq = irq_q;
 
-`ifdef FORMAL
-    // ==================================================================
-    // Formal properties, proved by tests/formal/run.sh at a small geometry
-    // (docs/verification.md). They name only the counter, the visit and
-    // command signals, the FIFO's and the bus ports, never the bitmap's
-    // storage or the search: a shadow bitmap kept from the commands stands
-    // in for it, so they check whichever storage the chip uses. Properties
-    // that need the shadow to match the storage hold from reset (BMC); the
-    // rest hold in every state (k-induction, with TW_CORE_F_INDUCT defined).
-    // Assumed: the run starts in reset. The bus, the tick input and so the
-    // tick source (host advance with its jumps, prescaler, external) are free.
-    reg f_past_valid;
-    initial f_past_valid = 1'b0;
-    always @(posedge i_clk)
-        f_past_valid <= 1'b1;
-    always @(*)
-        if (!f_past_valid)
-            assume(i_rst);
-
-    wire f_acc  = i_wb_cyc && i_wb_stb && !o_wb_ack;
-    wire f_wr   = f_acc && i_wb_we;
-    wire f_rd   = f_acc && !i_wb_we;
-    wire f_clr_overflow = f_wr && i_wb_adr == TW_REG_STATUS && i_wb_dat[TW_STATUS_OVERFLOW_LSB];
-
-    // ---- Wishbone B4 classic slave: ack only in response to cyc&stb, one
-    // ack per access (a strobe held through its ack is the next access),
-    // every access acked in the next cycle, none after reset, no stall, and
-    // read data that changes only in answer to a read.
-    always @(*)
-        assert(!o_wb_stall);
-    always @(posedge i_clk)
-        if (f_past_valid) begin
-            if ($past(i_rst))
-                assert(!o_wb_ack);
-            else begin
-                assert(o_wb_ack == ($past(i_wb_cyc) && $past(i_wb_stb) && !$past(o_wb_ack)));
-                if (!$past(f_rd))
-                    assert(o_wb_dat == $past(o_wb_dat));
-            end
-        end
-
-    // ---- Commands decode from the bus alone.
-    always @(*) if (f_past_valid) begin
-        assert(cmd_set == (f_wr && i_wb_adr == TW_REG_CMD && i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH] == 4'd1
-                           && i_wb_dat[TW_CMD_LEVEL_LSB +: TW_CMD_LEVEL_WIDTH] < LEVELS
-                           && i_wb_dat[TW_CMD_SLOT_LSB +: TW_CMD_SLOT_WIDTH] < SLOTS));
-        assert(cmd_clear == (f_wr && i_wb_adr == TW_REG_CMD && i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH] == 4'd2
-                             && i_wb_dat[TW_CMD_LEVEL_LSB +: TW_CMD_LEVEL_WIDTH] < LEVELS
-                             && i_wb_dat[TW_CMD_SLOT_LSB +: TW_CMD_SLOT_WIDTH] < SLOTS));
-        assert(cmd_clear_all == (f_wr && i_wb_adr == TW_REG_CMD
-                                 && i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH] == 4'd3));
-        if (cmd_set || cmd_clear)
-            assert({2'b00, cmd_lvl} == i_wb_dat[TW_CMD_LEVEL_LSB +: 4]
-                   && {{(16-SLOT_BITS){1'b0}}, cmd_sl} == i_wb_dat[TW_CMD_SLOT_LSB +: 16]);
-    end
-
-    // ---- The counter and the wheel pointers. Time moves only on a step, by
-    // step_amt (more than 1 only when virtual time jumps); level k's pointer is field k of the counter, and level k
-    // visits exactly on the steps that make the counter's low k*b bits zero.
-    always @(*) if (f_past_valid) begin
-        assert(now_next == now_q + step_amt);
-        assert((step_amt != 0) == step);
-    end
-    always @(posedge i_clk)
-        if (f_past_valid && !$past(i_rst))
-            assert(now_q == $past(now_next));
-    // `visit` and `vslot` (defined next to `hit`) are this relation itself;
-    // `hit` is held to them below.
-
-    // ---- Race-free arming. A SET whose named tick the counter has reached
-    // (modulo 2^48, as the chip compares) reports the slot exactly once in
-    // its cycle: by this cycle's visit of that slot, or else as a late arm;
-    // a SET for a tick ahead is never late; nothing else is late.
-    wire [TICK_BITS-1:0] f_arm_ahead   = arm_tick - now_next;
-    wire                 f_arm_reached = f_arm_ahead == 0 || f_arm_ahead[TICK_BITS-1];
-    // Whether this cycle's visits hit slot `sl` of level `lvl`.
-    reg [LEVELS*SLOT_BITS-1:0] f_vslots;
-    always @(*)
-        for (fk = 0; fk < LEVELS; fk = fk + 1)
-            f_vslots[fk*SLOT_BITS +: SLOT_BITS] = vslot[fk];
-    function f_hits;
-        input [LEVELS-1:0]           h;
-        input [LEVELS*SLOT_BITS-1:0] slots;
-        input [LVL_W-1:0]            lvl;
-        input [SLOT_BITS-1:0]        sl;
-        integer k;
-        begin
-            f_hits = 1'b0;
-            for (k = 0; k < LEVELS; k = k + 1)
-                if (lvl == k[LVL_W-1:0] && h[k] && slots[k*SLOT_BITS +: SLOT_BITS] == sl)
-                    f_hits = 1'b1;
-        end
-    endfunction
-    wire f_arm_visited = f_hits(hit, f_vslots, cmd_lvl, cmd_sl);
-    always @(*) if (f_past_valid)
-        assert(!late || cmd_set);
-`ifndef TW_CORE_F_INDUCT
-    // From reset only: the chip keeps the distance to the armed tick and the
-    // slots it fetched ahead in registers of its own.
-    always @(*) if (f_past_valid && !i_rst && cmd_set) begin
-        assert(late == (f_arm_reached && !f_arm_visited));
-        if (late)
-            assert(!f_arm_visited);
-    end
-`endif
-
-    // ---- Events into the FIFO: one entry a cycle carrying this cycle's tick,
-    // its visited busy levels and the late arm; pushed whenever there is one.
-    always @(*) if (f_past_valid) begin
-        assert(push == (|hit || late));
-        assert(hit == (hit & visit));
-        assert(entry == {now_next, hit, late, cmd_lvl, cmd_sl});
-        assert(!o_irq || !fifo_empty);
-    end
-
-    // ---- Overflow: set by a refused push, and only so; stays set until the
-    // host clears it (a new refusal in the clearing cycle wins).
-    always @(posedge i_clk)
-        if (f_past_valid && !$past(i_rst)) begin
-            if ($past(push) && !$past(push_ok))
-                assert(overflow_q);
-            else if ($past(overflow_q) && !$past(f_clr_overflow))
-                assert(overflow_q);
-            else if (!$past(overflow_q))
-                assert(!overflow_q);
-        end
-
-`ifndef TW_CORE_F_INDUCT
-    // ---- The shadow bitmap: what the commands since reset made busy.
-    reg [SLOTS-1:0] f_busy [0:LEVELS-1];
-    integer fl;
-    always @(posedge i_clk)
-        for (fl = 0; fl < LEVELS; fl = fl + 1) begin
-            if (i_rst || cmd_clear_all)
-                f_busy[fl] <= 0;
-            else if ((cmd_set || cmd_clear) && cmd_lvl == fl[LVL_W-1:0])
-                f_busy[fl][cmd_sl] <= cmd_set;
-        end
-
-    // Busy-bit semantics: a visit hits exactly when the visited slot is busy,
-    // so every visit of a busy slot queues an event and no event names a
-    // slot that is not busy.
-    always @(*) if (f_past_valid && !i_rst)
-        for (fk = 0; fk < LEVELS; fk = fk + 1)
-            assert(hit[fk] == (visit[fk] && f_busy[fk][vslot[fk]]));
-
-`ifdef TW_CORE_F_SKIP
-    // Virtual-time jumps skip no busy visit: every busy slot's next visit
-    // after now_q lies at or beyond now_next.
-    function [TICK_BITS-1:0] f_next_visit;   // first tick after t at which level k visits slot s
-        input [TICK_BITS-1:0] t;
-        input integer k, s;
-        reg [TICK_BITS-1:0] span, v;
-        begin
-            span = 48'd1 << ((k + 1) * SLOT_BITS);
-            v = (t & ~(span - 48'd1)) + ({{(TICK_BITS-SLOT_BITS){1'b0}}, s[SLOT_BITS-1:0]} << (k * SLOT_BITS));
-            f_next_visit = v > t ? v : v + span;
-        end
-    endfunction
-    // Bounded requests keep the solver's work small; a jump is still any
-    // length the search allows, up to a revolution of the top level and more.
-    always @(*)
-        if (f_wr && i_wb_adr == TW_REG_ADVANCE)
-            assume(i_wb_dat < 32'd64);
-    integer fs;
-    always @(*) if (f_past_valid && !i_rst && step)
-        for (fk = 0; fk < LEVELS; fk = fk + 1)
-            for (fs = 0; fs < SLOTS; fs = fs + 1)
-                if (f_busy[fk][fs])
-                    assert(f_next_visit(now_q, fk, fs) - now_q >= step_amt);
-    always @(*) if (f_past_valid && !i_rst)
-        cover(step && step_amt > 48'd2 && |f_busy[1]);       // a jump with a level-1 slot busy
-
-`else
-    // ---- End to end: one arbitrary event E (late flag, level, slot, tick)
-    // is read by the host exactly as many times as it was queued. The host
-    // reads EVT_INFO and then, if valid, EVT_TICK (which pops), as the
-    // driver does; this is assumed of the bus master here.
-    // The tick source here is the prescaler or the external input (the
-    // host never writes ADVANCE): jumps are the business of the proof above.
-    always @(*)
-        assume(!(f_wr && i_wb_adr == TW_REG_ADVANCE));
-    (* anyconst *) reg                 f_e_late;
-    (* anyconst *) reg [LVL_W-1:0]     f_e_lvl;
-    (* anyconst *) reg [SLOT_BITS-1:0] f_e_slot;
-    (* anyconst *) reg [TICK_BITS-1:0] f_e_tick;
-    wire f_e_hit = f_hits(hit, f_vslots, f_e_lvl, f_e_slot);
-    wire f_e_queued = push && push_ok && now_next == f_e_tick
-                      && (f_e_late ? late && cmd_lvl == f_e_lvl && cmd_sl == f_e_slot : f_e_hit);
-
-    wire f_rd_info = f_rd && i_wb_adr == TW_REG_EVT_INFO;
-    wire f_rd_tick = f_rd && i_wb_adr == TW_REG_EVT_TICK;
-    reg        f_info_resp, f_tick_resp, f_last_info;
-    reg [31:0] f_info;
-    reg [2:0]  f_e_in, f_e_out;
-    wire f_e_read = f_tick_resp && f_info[TW_EVT_INFO_VALID_LSB]
-                    && f_info[TW_EVT_INFO_LATE_LSB] == f_e_late
-                    && f_info[TW_EVT_INFO_LEVEL_LSB +: LVL_W] == f_e_lvl
-                    && f_info[TW_EVT_INFO_SLOT_LSB +: TW_EVT_INFO_SLOT_WIDTH] == {{(12-SLOT_BITS){1'b0}}, f_e_slot}
-                    && {f_info[TW_EVT_INFO_TICK_HI_LSB +: 16], o_wb_dat} == f_e_tick;
+    // ================================================ read mux, two stages
+    reg [15:0] now_hi_latch_q, next_hi_latch_q;
+    reg [31:0] grp_q [0:2];
+    reg        rd1_q;
+    reg [2:0]  rd1_grp_q;
+    reg        rd1_adv_q;
+    reg [31:0] adv_rd_q;               // {adv_hi - borrow, adv_lo}: ADVANCE less the pending decision
+    reg        adv_rd_pend_q;
+    wire        advancing = adv_nz_q || adv_busy || step_q || fly_q || !j_run;
+    wire [31:0] status = ({{(31-FIFO_LOG2){1'b0}}, fifo_count} << TW_STATUS_FIFO_COUNT_LSB)
+                       | ({31'd0, searching_q} << TW_STATUS_SEARCHING_LSB)
+                       | ({31'd0, irq_q} << TW_STATUS_IRQ_LSB)
+                       | ({31'd0, advancing} << TW_STATUS_ADVANCING_LSB)
+                       | ({31'd0, cmd_err_q} << TW_STATUS_CMD_ERR_LSB)
+                       | ({31'd0, hold_q} << TW_STATUS_HOLD_LSB)
+                       | ({31'd0, overflow_q} << TW_STATUS_OVERFLOW_LSB);
+    wire [31:0] caps   = (LEVELS << TW_CAPS_LEVELS_LSB) | (SLOT_BITS << TW_CAPS_SLOT_BITS_LSB)
+                       | (FIFO_LOG2 << TW_CAPS_FIFO_LOG2_LSB) | (TICK_BITS << TW_CAPS_TICK_BITS_LSB);
+    wire [31:0] ctrl   = {28'd0, ctrl_vhold_q, ctrl_irq_en_q, ctrl_src_q};
     always @(posedge i_clk) begin
-        f_info_resp <= !i_rst && f_rd_info;
-        f_tick_resp <= !i_rst && f_rd_tick;
-        if (f_info_resp)
-            f_info <= o_wb_dat;
-        if (i_rst)
-            f_last_info <= 1'b0;
-        else if (f_acc)
-            f_last_info <= f_rd_info;
         if (i_rst) begin
-            f_e_in  <= 0;
-            f_e_out <= 0;
+            now_hi_latch_q <= 0; next_hi_latch_q <= 0;
         end else begin
-            if (f_e_queued && f_e_in != 3'd7)
-                f_e_in <= f_e_in + 1'b1;
-            if (f_e_read && f_e_out != 3'd7)
-                f_e_out <= f_e_out + 1'b1;
+            // NOW is the bus's tick: tick_p in B1, the tick a SET decoded
+            // with this access would be judged against.
+            if (r_now_lo)  now_hi_latch_q  <= tick_p[47:32];
+            if (r_next_lo) next_hi_latch_q <= next_q[47:32];
         end
-    end
-    always @(*)
-        if (f_rd_tick)
-            assume(f_last_info && !f_info_resp && f_info[TW_EVT_INFO_VALID_LSB]);
-    always @(*) if (f_past_valid && !i_rst && f_e_in != 3'd7) begin
-        // never read more often than queued (no duplicate, nothing invented)
-        assert(f_e_out <= f_e_in);
-        // an empty FIFO has handed out everything queued (nothing lost)
-        if (fifo_empty && !f_tick_resp)
-            assert(f_e_out == f_e_in);
-    end
-
-    // ---- Not vacuous.
-    always @(*) if (f_past_valid && !i_rst) begin
-        cover(f_e_read && !f_e_late && f_e_lvl == 0);        // a level-0 visit event read
-        cover(f_e_read && !f_e_late && f_e_lvl == 1);        // a level-1 visit event read
-        cover(f_e_read && f_e_late);                         // a late arm read
-    end
-`endif
-    always @(*) if (f_past_valid && !i_rst) begin
-        cover(cmd_set && f_arm_reached && f_arm_visited);    // armed as its slot is visited
-        cover(push && !push_ok);                             // overflow
-        cover(overflow_q && f_clr_overflow);                 // ... cleared by the host
-    end
-`endif
-
-    // ==================================================================
-    // Statistics counters, interrupt coalescing and the next-busy answer
-    // (tests/formal/run.sh: `core-ind` and `core-next-bmc`). Stated from the
-    // bus, the events (`hit`, `late`) and the shadow bitmap only.
-    // ==================================================================
-`ifdef TW_CORE_F_INDUCT
-    // ---- Statistics counters (k-induction): each CNT_* register reads the
-    // number of its occurrences since reset, wrapping, counted here from
-    // the bus and the events.
-    wire f_ro_adr = i_wb_adr == TW_REG_ID || i_wb_adr == TW_REG_VERSION || i_wb_adr == TW_REG_CAPS
-                 || i_wb_adr == TW_REG_NOW_LO || i_wb_adr == TW_REG_NOW_HI
-                 || i_wb_adr == TW_REG_EVT_INFO || i_wb_adr == TW_REG_EVT_TICK
-                 || (i_wb_adr >= TW_REG_CNT_EVENTS && i_wb_adr <= TW_REG_CNT_BUSERR)
-                 || i_wb_adr == TW_REG_NEXT_LO || i_wb_adr == TW_REG_NEXT_HI;
-    wire [3:0] f_op = i_wb_dat[TW_CMD_OP_LSB +: TW_CMD_OP_WIDTH];
-    wire f_cmd_wr   = f_wr && i_wb_adr == TW_REG_CMD;
-    wire f_cmd_ok   = f_op == 4'd3 || ((f_op == 4'd1 || f_op == 4'd2)
-                      && i_wb_dat[TW_CMD_LEVEL_LSB +: TW_CMD_LEVEL_WIDTH] < LEVELS
-                      && i_wb_dat[TW_CMD_SLOT_LSB +: TW_CMD_SLOT_WIDTH] < SLOTS);
-    // unmapped address, a write to a read-only register, a read of CMD, or a bad command
-    wire f_bus_err  = (f_acc && (i_wb_adr > TW_REG_COALESCE || (i_wb_we && f_ro_adr)
-                                 || (!i_wb_we && i_wb_adr == TW_REG_CMD)))
-                      || (f_cmd_wr && !f_cmd_ok);
-    reg [31:0] f_cnt_events, f_cnt_late, f_cnt_overflow, f_cnt_cmds, f_cnt_buserr;
-    always @(posedge i_clk)
-        if (i_rst) begin
-            f_cnt_events   <= 0;
-            f_cnt_late     <= 0;
-            f_cnt_overflow <= 0;
-            f_cnt_cmds     <= 0;
-            f_cnt_buserr   <= 0;
-        end else begin
-            // an event is queued, or dropped when its cycle's entry is refused
-            if (push_ok)
-                f_cnt_events   <= f_cnt_events + {29'd0, n_events};
-            else
-                f_cnt_overflow <= f_cnt_overflow + {29'd0, n_events};
-            f_cnt_late   <= f_cnt_late + {31'd0, late};
-            f_cnt_cmds   <= f_cnt_cmds + {31'd0, f_cmd_wr};
-            f_cnt_buserr <= f_cnt_buserr + {31'd0, f_bus_err};
-        end
-    always @(*) if (f_past_valid && !i_rst) begin
-        // the event counters add a clock late; what they show includes the pending part
-        assert(cnt_events_now == f_cnt_events && cnt_late_now == f_cnt_late
-               && cnt_overflow_now == f_cnt_overflow && cnt_cmds_q == f_cnt_cmds
-               && cnt_buserr_q == f_cnt_buserr);
-    end
-    always @(posedge i_clk)
-        if (f_past_valid && !$past(i_rst) && $past(f_rd))
-            case ($past(i_wb_adr))
-                TW_REG_CNT_EVENTS:   assert(o_wb_dat == $past(f_cnt_events));
-                TW_REG_CNT_LATE:     assert(o_wb_dat == $past(f_cnt_late));
-                TW_REG_CNT_OVERFLOW: assert(o_wb_dat == $past(f_cnt_overflow));
-                TW_REG_CNT_CMDS:     assert(o_wb_dat == $past(f_cnt_cmds));
-                TW_REG_CNT_BUSERR:   assert(o_wb_dat == $past(f_cnt_buserr));
-                default: ;
-            endcase
-`endif
-
-`ifdef TW_CORE_F_NEXT
-`ifndef TW_CORE_F_INDUCT
-    // ---- Interrupt coalescing (BMC): with IRQ enabled and the FIFO
-    // non-empty, the line is up exactly when virtual time is held, the FIFO
-    // is full, COALESCE.THRESH entries wait, or COALESCE.HOLDOFF ticks have
-    // passed since the FIFO last became non-empty (f_ne_tick: the tick then).
-    reg [TICK_BITS-1:0] f_ne_tick;
-    always @(posedge i_clk)
-        if (i_rst || fifo_empty)
-            f_ne_tick <= now_next;
-    wire [TICK_BITS-1:0] f_ne_ticks = now_q - f_ne_tick;
-    always @(*) if (f_past_valid && !i_rst)
-        assert(o_irq == (ctrl_irq_en_q && !fifo_empty
-                         && (hold_q || fifo_full
-                             || {{(31-FIFO_LOG2){1'b0}}, fifo_count} >= {16'd0, coal_thresh_q}
-                             || f_ne_ticks >= {32'd0, coal_holdoff_q})));
-
-    // ---- The next-busy answer (BMC): whenever STATUS.SEARCHING is clear,
-    // NEXT is the earliest visit after now of a slot busy in the shadow
-    // bitmap, or now + SEARCH if that comes first; while it is set, NEXT
-    // reads 0. A NEXT_LO read returns bits 31:0 and latches 47:32 for NEXT_HI.
-    // Level k visits slot s on the ticks whose field k is s and whose lower
-    // fields are zero, once every span = 2^((k+1)b) ticks: the next one after
-    // now is at s*2^(kb) - (now mod span) ticks, plus span if that is not
-    // positive. Worked out in F_W bits (a top-level revolution and one more).
-    localparam integer F_W = LEVELS * SLOT_BITS + 1;
-    wire [LEVELS*SLOTS*F_W-1:0] f_nb_dists;
-    genvar fgk, fgs;
-    generate
-        for (fgk = 0; fgk < LEVELS; fgk = fgk + 1) begin : g_f_nb_level
-            for (fgs = 0; fgs < SLOTS; fgs = fgs + 1) begin : g_f_nb_slot
-                localparam [F_W-1:0] AT   = fgs << (fgk * SLOT_BITS);
-                localparam [F_W-1:0] SPAN = 1 << ((fgk + 1) * SLOT_BITS);
-                wire [F_W-1:0] off = {{(F_W-(fgk+1)*SLOT_BITS){1'b0}}, now_q[(fgk+1)*SLOT_BITS-1:0]};
-                assign f_nb_dists[(fgk*SLOTS+fgs)*F_W +: F_W] = AT > off ? AT - off : AT + SPAN - off;
-            end
-        end
-    endgenerate
-    reg [F_W-1:0] f_nb_first;             // ticks to the earliest busy visit
-    reg           f_nb_any;               // there is one (a slot is busy)
-    integer fbk, fbs;
-    always @(*) begin
-        f_nb_first = {F_W{1'b1}};
-        f_nb_any   = 1'b0;
-        for (fbk = 0; fbk < LEVELS; fbk = fbk + 1)
-            for (fbs = 0; fbs < SLOTS; fbs = fbs + 1)
-                if (f_busy[fbk][fbs] && f_nb_dists[(fbk*SLOTS+fbs)*F_W +: F_W] < f_nb_first) begin
-                    f_nb_first = f_nb_dists[(fbk*SLOTS+fbs)*F_W +: F_W];
-                    f_nb_any   = 1'b1;
-                end
-    end
-    wire                 f_searching = status[TW_STATUS_SEARCHING_LSB];
-    wire [TICK_BITS-1:0] f_nb_ticks  = {{(TICK_BITS-F_W){1'b0}}, f_nb_first};
-    wire [TICK_BITS-1:0] f_nb_cap    = {16'd0, horizon_q};
-    wire [TICK_BITS-1:0] f_nb_expect = f_searching ? 48'd0
-                                     : now_q + (f_nb_any && f_nb_ticks < f_nb_cap ? f_nb_ticks : f_nb_cap);
-    reg [15:0] f_next_hi;
-    always @(posedge i_clk)
+        rd1_q         <= !i_rst && r_acc;
+        rd1_grp_q     <= r_adr[5:3];
+        rd1_adv_q     <= r_adr == TW_REG_ADVANCE;
+        adv_rd_q      <= {adv_hi_q - {15'd0, adv_borrow_q}, adv_lo_q};
+        adv_rd_pend_q <= adv_pend_q;
+        // Stage 1: eight registers a group, picked by the low address bits.
+        case (r_adr[2:0])
+            3'd0: grp_q[0] <= TW_ID_MAGIC;       3'd1: grp_q[0] <= {TW_VERSION_MAJOR, TW_VERSION_MINOR};
+            3'd2: grp_q[0] <= caps;              3'd3: grp_q[0] <= ctrl;
+            3'd4: grp_q[0] <= presc_q;           3'd5: grp_q[0] <= status;
+            3'd6: grp_q[0] <= tick_p[31:0];      default: grp_q[0] <= {16'd0, now_hi_latch_q};
+        endcase
+        case (r_adr[2:0])
+            3'd0: grp_q[1] <= 32'd0;             3'd1: grp_q[1] <= arm_lo_q;
+            3'd2: grp_q[1] <= {16'd0, arm_hi_q}; 3'd3: grp_q[1] <= 32'd0;
+            3'd4: grp_q[1] <= evt_info_q;        3'd5: grp_q[1] <= evt_tick_q;
+            3'd6: grp_q[1] <= cnt_events_q;      default: grp_q[1] <= cnt_late_q;
+        endcase
+        case (r_adr[2:0])
+            3'd0: grp_q[2] <= cnt_overflow_q;    3'd1: grp_q[2] <= cnt_cmds_q;
+            3'd2: grp_q[2] <= cnt_buserr_q;      3'd3: grp_q[2] <= horizon_q;
+            3'd4: grp_q[2] <= next_q[31:0];      3'd5: grp_q[2] <= {16'd0, next_hi_latch_q};
+            3'd6: grp_q[2] <= {coal_thresh_q, coal_holdoff_q};
+            default: grp_q[2] <= 32'd0;
+        endcase
+        // Stage 2: the group (ADVANCE with its pending decrement taken off).
         if (i_rst)
-            f_next_hi <= 0;
-        else if (f_rd && i_wb_adr == TW_REG_NEXT_LO)
-            f_next_hi <= f_nb_expect[47:32];
-    always @(posedge i_clk)
-        if (f_past_valid && !$past(i_rst) && $past(f_rd)) begin
-            if ($past(i_wb_adr) == TW_REG_NEXT_LO)
-                assert(o_wb_dat == $past(f_nb_expect[31:0]));
-            if ($past(i_wb_adr) == TW_REG_NEXT_HI)
-                assert(o_wb_dat == {16'd0, $past(f_next_hi)});
-        end
-    always @(*) if (f_past_valid && !i_rst) begin
-        assert(next_tick == f_nb_expect);
-        // an answer found at level 1 with level 0 empty, before the horizon
-        cover(!f_searching && f_busy[0] == 0 && f_busy[1] != 0 && f_nb_ticks < f_nb_cap);
-        cover(o_irq && fifo_count == 1 && coal_thresh_q > 1);   // raised by the holdoff
+            o_wb_dat <= 32'd0;
+        else if (rd1_q)
+            o_wb_dat <= rd1_adv_q ? adv_rd_q - {31'd0, adv_rd_pend_q}
+                      : rd1_grp_q == 3'd0 ? grp_q[0] : rd1_grp_q == 3'd1 ? grp_q[1]
+                      : rd1_grp_q == 3'd2 ? grp_q[2] : 32'd0;
     end
-`endif
-`endif
-`endif
 endmodule
 `default_nettype wire

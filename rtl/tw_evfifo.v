@@ -15,8 +15,8 @@ module tw_evfifo #(
     input  wire                  i_pop,
     output wire [WIDTH-1:0]      o_head,
     output wire [DEPTH_LOG2:0]   o_count,
-    output wire                  o_full,
-    output wire                  o_empty
+    output reg                   o_full,
+    output reg                   o_empty
 );
     localparam integer DEPTH = 1 << DEPTH_LOG2;
 
@@ -24,9 +24,10 @@ module tw_evfifo #(
     reg [DEPTH_LOG2-1:0] rd_ptr_q, wr_ptr_q;
     reg [DEPTH_LOG2:0]   count_q;
 
+    // The full and empty flags are registers beside the count (the same
+    // values as comparing the count), so that the push/pop decisions and
+    // their readers start from flops.
     assign o_count   = count_q;
-    assign o_full    = count_q == DEPTH[DEPTH_LOG2:0];
-    assign o_empty   = count_q == 0;
     assign o_head    = mem_q[rd_ptr_q];
 
     wire do_pop  = i_pop && !o_empty;
@@ -45,15 +46,25 @@ module tw_evfifo #(
             rd_ptr_q <= 0;
             wr_ptr_q <= 0;
             count_q  <= 0;
+            o_full   <= 1'b0;
+            o_empty  <= 1'b1;
         end else begin
             if (do_push)
                 wr_ptr_q <= wr_ptr_q + 1'b1;
             if (do_pop)
                 rd_ptr_q <= rd_ptr_q + 1'b1;
             case ({do_push, do_pop})
-                2'b10:   count_q <= count_q + 1'b1;
-                2'b01:   count_q <= count_q - 1'b1;
-                default: count_q <= count_q;
+                2'b10: begin
+                    count_q <= count_q + 1'b1;
+                    o_full  <= count_q == DEPTH[DEPTH_LOG2:0] - 1'b1;
+                    o_empty <= 1'b0;
+                end
+                2'b01: begin
+                    count_q <= count_q - 1'b1;
+                    o_full  <= 1'b0;
+                    o_empty <= count_q == 1;
+                end
+                default: ;
             endcase
         end
     end
@@ -72,6 +83,7 @@ module tw_evfifo #(
     // Occupancy: the count never exceeds the depth and matches the pointers.
     always @(*) if (f_past_valid) begin
         assert(count_q <= DEPTH);
+        assert(o_full == (count_q == DEPTH) && o_empty == (count_q == 0));
         assert(wr_ptr_q == rd_ptr_q + count_q[DEPTH_LOG2-1:0]);
     end
     always @(posedge i_clk)

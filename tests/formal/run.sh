@@ -94,7 +94,7 @@ prove() {
 }
 
 fifo=rtl/tw_evfifo.v
-core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v"
+core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v"
 spi=rtl/tw_spi.v
 
 # make test runs the quick set (about a minute on a loaded 2-core machine);

@@ -41,7 +41,7 @@ run() {
 }
 
 fifo=rtl/tw_evfifo.v
-core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v"
+core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v"
 spi="rtl/tw_spi_top.v rtl/tw_spi.v $core"
 
 # The pipelined prototypes' self-checks (fpga/ceiling/README.md), in each
