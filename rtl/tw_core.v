@@ -414,7 +414,7 @@ module tw_core #(
     wire [47:0] srch_next;
     reg         srch_start_q;
     reg  [47:0] srch_base_q;
-    wire        srch_passed;           // tick_v has reached the answer (three clocks ago)
+    wire        srch_passed;           // tick_v has reached the answer (two clocks ago)
     wire        srch_start_d = cmd_v || srch_passed;
     always @(posedge i_clk) begin
         srch_start_q <= i_rst || srch_start_d;
@@ -428,17 +428,25 @@ module tw_core #(
     );
 
     // ================================================ H1, H2, G: the entry
-    reg [TICK_BITS-1:0] tick_h1, tick_h2, tick_g;
+    // What the entry takes from V (the tick, the command's level and slot)
+    // waits four clocks in a small block RAM rather than in four rows of
+    // flops: written in V, its address read in G, out of the RAM's own
+    // register in E. The flags that say whether an entry is pushed stay in
+    // flops, so that reset clears them.
+    localparam integer DLY_W = TICK_BITS + LVL_W + SLOT_BITS;
+    reg [DLY_W-1:0] dly_mem [0:15];
+    reg [3:0]       dly_wa;
+    reg [DLY_W-1:0] dly_q;
+    always @(posedge i_clk) begin
+        dly_mem[dly_wa] <= {tick_v, c_lvl, c_slot};
+        dly_wa          <= dly_wa + 4'd1;
+        dly_q           <= dly_mem[dly_wa - 4'd3];
+    end
     reg [LEVELS-1:0]    visit_h1, visit_h2, visit_g;
     reg                 late_h1, late_h2, late_g;
     reg                 step_h1, step_h2, step_g;
     reg                 cmd_h1, cmd_h2, cmd_g;
-    reg [LVL_W-1:0]     lvl_h1, lvl_h2, lvl_g;
-    reg [SLOT_BITS-1:0] slot_h1, slot_h2, slot_g;
-    always @(posedge i_clk) begin
-        tick_h1  <= tick_v;   tick_h2  <= tick_h1;   tick_g  <= tick_h2;
-        lvl_h1   <= c_lvl;    lvl_h2   <= lvl_h1;    lvl_g   <= lvl_h2;
-        slot_h1  <= c_slot;   slot_h2  <= slot_h1;   slot_g  <= slot_h2;
+    always @(posedge i_clk)
         if (i_rst) begin
             visit_h1 <= 0; visit_h2 <= 0; visit_g <= 0;
             late_h1 <= 1'b0; late_h2 <= 1'b0; late_g <= 1'b0;
@@ -450,7 +458,6 @@ module tw_core #(
             step_h1  <= step_v;   step_h2  <= step_h1;   step_g  <= step_h2;
             cmd_h1   <= c_any;    cmd_h2   <= cmd_h1;    cmd_g   <= cmd_h2;
         end
-    end
     wire [LEVELS-1:0] hit_g = visit_g & busy_g;
     reg  [2:0]        n_ev_g;          // events in the entry
     integer nk;
@@ -459,17 +466,18 @@ module tw_core #(
         for (nk = 0; nk < LEVELS; nk = nk + 1)
             n_ev_g = n_ev_g + {2'b00, hit_g[nk]};
     end
-    reg [ENTRY_W-1:0] entry_e;
+    reg [LEVELS-1:0]  hit_e;
     reg               push_e, late_e, step_e, cmd_e;
     reg [2:0]         n_ev_e;
     always @(posedge i_clk) begin
-        entry_e <= {tick_g, hit_g, late_g, lvl_g, slot_g};
+        hit_e   <= hit_g;
         n_ev_e  <= n_ev_g;
         push_e  <= !i_rst && (|hit_g || late_g);
         late_e  <= !i_rst && late_g;
         step_e  <= !i_rst && step_g;
         cmd_e   <= !i_rst && cmd_g;
     end
+    wire [ENTRY_W-1:0] entry_e = {dly_q[DLY_W-1 -: TICK_BITS], hit_e, late_e, dly_q[0 +: LVL_W+SLOT_BITS]};
 
     // ========================================================= FIFO, E
     wire [ENTRY_W-1:0] head;
@@ -589,23 +597,25 @@ module tw_core #(
     // ============================ the answer against time, NEXT and the jump
     // N1: A - 1 - tick_v as A + ~tick_v in three 16-bit parts, the upper two
     // with and without a carry in; tick_v + SEARCH in two halves.
-    // N2: gap = A - 1 - tick_v assembled; tick + SEARCH assembled.
-    // N3: passed (gap < 0), gap < SEARCH in two 16-bit parts.
-    // N4: NEXT and STATUS.SEARCHING.
+    // N2: gap = A - 1 - tick_v assembled; tick + SEARCH assembled; whether
+    // time has passed the answer (gap < 0) starts the search again.
+    // N3: NEXT and STATUS.SEARCHING.
+    // The answer A (the search's output flops) stays put while it is valid,
+    // and each stage carries whether it stood throughout.
     reg [16:0] n1_gl, n1_gm0, n1_gm1;
     reg [15:0] n1_gh0, n1_gh1;
     reg [24:0] n1_el;
     reg [23:0] n1_eh;
     reg        n1_v, n1_f;
-    reg [47:0] n1_a;
-    reg [31:0] n1_h;
-    reg [47:0] n2_gap, n2_a, n2_end;
-    reg        n2_v, n2_f;
-    reg [31:0] n2_h;
-    reg        n3_passed, n3_v, n3_f, n3_big, n3_lt_hi, n3_eq_hi, n3_lt_lo;
-    reg [47:0] n3_a, n3_end;
+    reg [47:0] n2_gap, n2_end;
+    reg        n2_v, n2_f, n2_within;
     reg [47:0] next_q;
     reg        searching_q;
+    wire       n2_ok   = n2_v && srch_valid && (!n2_f || !n2_gap[47]);
+    // The gap's parts as N2 will assemble them, and gap < SEARCH from them.
+    wire       n1_cm   = n1_gl[16] ? n1_gm1[16] : n1_gm0[16];
+    wire [15:0] n1_mid = n1_gl[16] ? n1_gm1[15:0] : n1_gm0[15:0];
+    wire [15:0] n1_hi  = n1_cm ? n1_gh1 : n1_gh0;
     always @(posedge i_clk) begin
         n1_gl  <= {1'b0, srch_next[15:0]} + {1'b0, ~tick_v[15:0]};
         n1_gm0 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]};
@@ -616,49 +626,38 @@ module tw_core #(
         n1_eh  <= tick_v[47:24] + {16'd0, horizon_q[31:24]};
         n1_v   <= !i_rst && srch_valid && !srch_start_q;
         n1_f   <= srch_found;
-        n1_a   <= srch_next;
-        n1_h   <= horizon_q;
-        n2_gap <= {(n1_gl[16] ? n1_gm1[16] : n1_gm0[16]) ? n1_gh1 : n1_gh0,
-                   n1_gl[16] ? n1_gm1[15:0] : n1_gm0[15:0], n1_gl[15:0]};
+        n2_gap <= {n1_hi, n1_mid, n1_gl[15:0]};
+        n2_within <= n1_f && n1_hi == 16'd0 && (n1_mid < horizon_q[31:16]
+                     || (n1_mid == horizon_q[31:16] && n1_gl[15:0] < horizon_q[15:0]));
         n2_end <= {n1_eh + {23'd0, n1_el[24]}, n1_el[23:0]};
-        n2_a   <= n1_a;
         n2_v   <= !i_rst && n1_v && srch_valid;
         n2_f   <= n1_f;
-        n2_h   <= n1_h;
-        n3_passed <= n2_gap[47];
-        n3_big    <= |n2_gap[47:32];
-        n3_lt_hi  <= n2_gap[31:16] < n2_h[31:16];
-        n3_eq_hi  <= n2_gap[31:16] == n2_h[31:16];
-        n3_lt_lo  <= n2_gap[15:0] < n2_h[15:0];
-        n3_v      <= !i_rst && n2_v && srch_valid;
-        n3_f      <= n2_f;
-        n3_a      <= n2_a;
-        n3_end    <= n2_end;
-        // NEXT: the answer if it comes before now + SEARCH, else that; 0
-        // while the search runs or time has passed its answer.
-        searching_q <= i_rst || !(n3_v && srch_valid && (!n3_f || !n3_passed));
-        next_q <= !(n3_v && srch_valid && (!n3_f || !n3_passed)) ? 48'd0
-                : n3_f && !n3_big && (n3_lt_hi || (n3_eq_hi && n3_lt_lo)) ? n3_a : n3_end;
+        // NEXT: the answer if it comes within SEARCH ticks, else now +
+        // SEARCH; 0 while the search runs or time has passed its answer.
+        searching_q <= i_rst || !n2_ok;
+        next_q      <= !n2_ok ? 48'd0 : n2_within ? srch_next : n2_end;
     end
-    assign srch_passed = n3_v && n3_f && n3_passed && srch_valid && !srch_start_q;
+    assign srch_passed = n2_v && n2_f && n2_gap[47] && srch_valid && !srch_start_q;
 
     // The virtual-time jump. Where the answer is far ahead (or there is
     // none) and ADVANCE has far to go, virtual time stops stepping and the
     // bus is held; once the counter and the gap have settled the counter
     // adds min(A - 1 - now, what ADVANCE has left) in a few clocks: low
     // half, carry, high part; ADVANCE's remainder the same. A command that
-    // slipped in calls the jump off.
+    // slipped in, or a new search, calls the jump off.
     localparam [2:0] J_RUN = 3'd0, J_WAIT = 3'd1, J_CMP = 3'd2, J_SEL = 3'd3,
                      J_LO = 3'd4, J_CARRY = 3'd5, J_HI = 3'd6, J_END = 3'd7;
     reg [2:0]  j_state;
     reg [3:0]  j_cnt;
-    reg        j_cmd_seen, j_big, j_lt_hi, j_eq_hi, j_lt_lo, j_none, j_far_q, j_adv_far_q, j_go_q;
+    reg        j_seen, j_big, j_lt_hi, j_eq_hi, j_lt_lo, j_none, j_far_q, j_adv_far_q, j_go_q;
     reg        j_lo_q, j_hi_q;
     wire [31:0] adv_left = {adv_hi_q, adv_lo_q};
     assign j_run   = j_state == J_RUN;
     assign j_lo_go = j_lo_q;
     assign j_hi_go = j_hi_q;
-    assign bus_hold = !j_run || adv_busy || w_adv;
+    // Also while a CMD is in flight, so that the next access sees its late
+    // arm in the FIFO (and HOLD).
+    assign bus_hold = !j_run || adv_busy || w_adv || cmd_fly_q > 3'd1;
     always @(posedge i_clk) begin
         // Far: at least 32 ticks to go (2 with VHOLD, where the alternative
         // is a tick every ten clocks), from the gap two clocks old.
@@ -670,19 +669,19 @@ module tw_core #(
     end
     always @(posedge i_clk)
         if (i_rst) begin
-            j_state <= J_RUN; j_cnt <= 4'd0; j_cmd_seen <= 1'b0;
+            j_state <= J_RUN; j_cnt <= 4'd0; j_seen <= 1'b0;
             j_lo_q <= 1'b0; j_hi_q <= 1'b0; lo_add_q <= {{(HALF-1){1'b0}}, 1'b1}; j_amt_q <= 32'd0;
             j_big <= 1'b0; j_lt_hi <= 1'b0; j_eq_hi <= 1'b0; j_lt_lo <= 1'b0; j_none <= 1'b0;
         end else begin
             j_lo_q   <= 1'b0;
             j_hi_q   <= 1'b0;
             lo_add_q <= {{(HALF-1){1'b0}}, 1'b1};
-            if (cmd_v) j_cmd_seen <= 1'b1;
+            if (cmd_v || srch_start_q) j_seen <= 1'b1;
             case (j_state)
                 J_RUN: begin
                     if (j_cnt != 4'd0) j_cnt <= j_cnt - 4'd1;
                     if (j_go_q && !pend_q && !adv_busy && !w_adv && !hold_q) begin
-                        j_state <= J_WAIT; j_cnt <= 4'd7; j_cmd_seen <= 1'b0;
+                        j_state <= J_WAIT; j_cnt <= 4'd7; j_seen <= 1'b0;
                     end
                 end
                 J_WAIT: begin          // the counter and the gap settle
@@ -698,9 +697,10 @@ module tw_core #(
                     j_state <= J_SEL;
                 end
                 J_SEL: begin
-                    // Off if a command came, the answer went, time has
-                    // reached it, or there is nothing to jump.
-                    if (j_cmd_seen || !srch_valid || !n2_v || ctrl_src_q != SRC_HOST
+                    // Off if a command came or the search started again,
+                    // the answer went, time has reached it, or there is
+                    // nothing to jump.
+                    if (j_seen || !srch_valid || !n2_v || ctrl_src_q != SRC_HOST
                             || (!j_none && (n2_gap[47] || n2_gap == 48'd0)) || adv_left == 32'd0) begin
                         j_state <= J_END; j_cnt <= 4'd2;
                     end else begin

@@ -39,8 +39,9 @@ typedef struct tw_backend {
     const char *name;
     int (*open)(tw_dev *dev, const tw_sim_config *cfg);
     tw_sim_config cfg;
-    /* Bus cycles per register access relative to Wishbone's 2: real-time
-     * tests stretch their ticks by this, so the host keeps the same pace. */
+    /* Bus cycles per register access relative to 2 (the C model's access):
+     * real-time tests stretch their ticks by this, so the host keeps the
+     * same pace. */
     unsigned time_scale;
 } tw_backend;
 
