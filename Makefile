@@ -298,6 +298,12 @@ lint: | $(BUILD)/.deps
 	  $(VERILATOR) --lint-only -Wall -Irtl $$(echo $$g | awk -F_ '{print "-GLEVELS="$$1" -GSLOT_BITS="$$2" -GFIFO_LOG2="$$3}') \
 	    --top-module tw_spi_top $(SPI_RTL) || exit 1; \
 	done
+	@# The search's word scan on its own (rtl/tw_search.v), at the chip's
+	@# geometries and the extremes of its range.
+	@for g in $(GEOMETRIES) 1_2_1 3_5_1 4_11_1 4_3_1; do \
+	  $(VERILATOR) --lint-only -Wall -Irtl $$(echo $$g | awk -F_ '{print "-GLEVELS="$$1" -GSLOT_BITS="$$2}') \
+	    --top-module tw_search rtl/tw_search.v || exit 1; \
+	done
 	@# The pipelined prototypes of fpga/ceiling/, in each measured configuration.
 	@for p in "" "-GWITH_SCAN=1" "-GWITH_SCAN=1 -GWITH_JUMP=1"; do \
 	  $(VERILATOR) --lint-only -Wall -Irtl $$p --top-module tickpath_top $(CEILING_TICKPATH) || exit 1; \
