@@ -369,5 +369,48 @@ module tw_search #(
             o_next  <= any_q ? {hi6 + {23'd0, sum_lo6[24]}, sum_lo6[23:0]} : 48'd0;
         end
     end
+
+`ifdef FORMAL
+    // Proved by tests/formal/run.sh (BMC from reset over a whole search and
+    // more, at small geometries). The words read are free: the bounds hold
+    // whatever the bitmaps hold.
+    reg f_past_valid;
+    initial f_past_valid = 1'b0;
+    always @(posedge i_clk)
+        f_past_valid <= 1'b1;
+    always @(*)
+        if (!f_past_valid)
+            assume(i_rst);
+    localparam integer F_CMIN = NW + 1 < 5 ? NW + 1 : 5;
+    localparam integer F_TMIN = 12 + LEVELS * F_CMIN;      // every level left at once
+    localparam integer F_TMAX = 12 + LEVELS * (NW + 1);    // none left early
+    reg [9:0] f_t;                         // clocks since the last start (saturating)
+    reg       f_on;                        // a search was started since reset
+    always @(posedge i_clk)
+        if (i_rst) begin
+            f_on <= 1'b0;
+            f_t  <= 10'd0;
+        end else if (i_start) begin
+            f_on <= 1'b1;
+            f_t  <= 10'd1;
+        end else if (f_t != 10'h3ff)
+            f_t <= f_t + 10'd1;
+    always @(*) if (f_past_valid) begin
+        // No answer before a search; none before the least cost; one by the
+        // worst case's clock, T_max.
+        if (!f_on) assert(!o_valid);
+        if (f_on && f_t < F_TMIN) assert(!o_valid);
+        if (f_on && f_t >= F_TMAX) assert(o_valid);
+        // The word addresses: 0 on a one-word level, and 0 with no scan
+        // running; never a word the bitmap lacks (with NW > 1 every WA-bit
+        // address is a word).
+        if (NW == 1 || !f_on || o_valid) assert(o_waddr == 0);
+        // No busy slot: o_next is 0.
+        if (o_valid && !o_found) assert(o_next == 48'd0);
+    end
+    // A start drops the answer in the next clock.
+    always @(posedge i_clk)
+        if (f_past_valid && $past(i_start)) assert(!o_valid);
+`endif
 endmodule
 `default_nettype wire
