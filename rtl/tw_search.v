@@ -27,8 +27,9 @@
 //
 // where h_k is the index (0 .. NW) of level k's first scanned word that has
 // a busy slot in its mask, h_k = floor(((q_k mod SW) + o_k - 1) / SW), or
-// infinity if level k has no busy slot. o_valid then stays high (with
-// o_found, o_next) until the clock after the next i_start. Level 0 is read
+// infinity if level k has no busy slot. o_valid then stays high until the
+// clock after the next i_start; o_found and o_next change only in clock T
+// (they keep the last answer meanwhile, 0 after reset). Level 0 is read
 // from clock 1, level k from clock 1 + C_0 + ... + C_(k-1); a level's word i
 // is addressed at its start + i: o_waddr shows, on every level's lane, word
 // ((q_k >> log2 SW) + i) mod NW of the level in turn at level k's start + i
@@ -364,7 +365,9 @@ module tw_search #(
         if (i_rst) begin
             o_found <= 1'b0;
             o_next  <= 48'd0;
-        end else if (e_q[10]) begin
+        end else if (e_q[10] && !i_start) begin
+            // (they change only as o_valid rises: not for a search abandoned
+            // in its last clock)
             o_found <= any_q;
             o_next  <= any_q ? {hi6 + {23'd0, sum_lo6[24]}, sum_lo6[23:0]} : 48'd0;
         end
