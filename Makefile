@@ -61,7 +61,8 @@ TOOLS        := verilator iverilog vvp yosys yosys-smtbmc z3 pkg-config gnuplot
 DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf gnuplot-nox \
                 clang libclang-rt-dev
 
-LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c
+LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c \
+                host/tw_search_model.c
 LIB_OBJ      := $(LIB_SRC:%.c=$(BUILD)/%.o)
 
 .PHONY: all deps sim test lint formal regs check-regs bench bench-quick fuzz install clean examples wave plot
@@ -134,6 +135,27 @@ $(BUILD)/vlspi/%/tw_vl_spi.o: sim/tw_vl_spi.cpp $(BUILD)/vlspi/%/Vtw_spi_top__AL
 	$(CXX) $(VL_CXXFLAGS) -Ihost -I$(@D) -c $< -o $@
 
 vlspi_objs = $(BUILD)/vlspi/$1/tw_vl_spi.o $(BUILD)/vlspi/$1/Vtw_spi_top__ALL.a $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
+
+# The search's word scan alone (rtl/tw_search.v), per geometry LEVELS_SLOT-BITS,
+# against its C twin in lockstep (tests/test_search_lockstep.cpp).
+SEARCH_GEOMETRIES := 4_8 1_12 2_4 3_5 1_2
+search_geo_args    = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1))
+$(BUILD)/vlsearch/%/Vtw_search__ALL.a: rtl/tw_search.v | $(BUILD)/.deps
+	@mkdir -p $(@D)
+	$(VERILATOR) --cc --build -j 2 -O3 --x-assign fast --x-initial fast -Wall \
+	  -Irtl $(call search_geo_args,$*) --Mdir $(@D) --top-module tw_search \
+	  -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O1" $(if $(SANFLAGS),-CFLAGS "$(VL_SANFLAGS)") \
+	  rtl/tw_search.v > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
+
+$(BUILD)/vlsearch/%/test_search_lockstep.o: tests/test_search_lockstep.cpp $(BUILD)/vlsearch/%/Vtw_search__ALL.a \
+                                            host/tw_search_model.h
+	$(CXX) $(VL_CXXFLAGS) -Ihost -I$(@D) -DTW_LEVELS=$(word 1,$(subst _, ,$*)) \
+	  -DTW_SLOT_BITS=$(word 2,$(subst _, ,$*)) -c $< -o $@
+
+$(BUILD)/tests/test-search-%: $(BUILD)/vlsearch/%/test_search_lockstep.o $(BUILD)/vlsearch/%/Vtw_search__ALL.a \
+                              $(BUILD)/host/tw_search_model.o $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
+	@mkdir -p $(@D)
+	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 # ------------------------------------------------------------------ sim
 # Both Verilated models, the chip alone and the FPGA top, share one runtime.
@@ -270,7 +292,8 @@ $(BUILD)/tests/test-%: $(TEST_COMMON) $(BUILD)/tests/test_main.o $(call vl_objs,
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 TEST_BINS := $(GEOMETRIES:%=$(BUILD)/tests/test-%) $(BUILD)/tests/test-spi $(BUILD)/tests/test-spidev \
-             $(BUILD)/tests/test-engines $(BUILD)/tests/tw-sim-standin
+             $(BUILD)/tests/test-engines $(BUILD)/tests/tw-sim-standin \
+             $(SEARCH_GEOMETRIES:%=$(BUILD)/tests/test-search-%)
 
 $(BUILD)/tests/test-spi: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
                          $(BUILD)/tests/test_spi_main.o $(BUILD)/libtickwheel.a $(call vlspi_objs,$(DEFAULT_GEO))
@@ -298,10 +321,18 @@ lint: | $(BUILD)/.deps
 	  $(VERILATOR) --lint-only -Wall -Irtl $$(echo $$g | awk -F_ '{print "-GLEVELS="$$1" -GSLOT_BITS="$$2" -GFIFO_LOG2="$$3}') \
 	    --top-module tw_spi_top $(SPI_RTL) || exit 1; \
 	done
+	@# The search's word scan on its own (rtl/tw_search.v), at the chip's
+	@# geometries and the extremes of its range.
+	@for g in $(GEOMETRIES) 1_2_1 3_5_1 4_11_1 4_3_1; do \
+	  $(VERILATOR) --lint-only -Wall -Irtl $$(echo $$g | awk -F_ '{print "-GLEVELS="$$1" -GSLOT_BITS="$$2}') \
+	    --top-module tw_search rtl/tw_search.v || exit 1; \
+	done
 	@# The pipelined prototypes of fpga/ceiling/, in each measured configuration.
 	@for p in "" "-GWITH_SCAN=1" "-GWITH_SCAN=1 -GWITH_JUMP=1"; do \
 	  $(VERILATOR) --lint-only -Wall -Irtl $$p --top-module tickpath_top $(CEILING_TICKPATH) || exit 1; \
 	done
+	@$(VERILATOR) --lint-only -Wall -Irtl --top-module tw_search_top fpga/ceiling/tw_search_top.v \
+	  rtl/tw_search.v rtl/tw_bitmap.v
 	@for p in "" "-GPARALLEL=1"; do \
 	  $(VERILATOR) --lint-only -Wall -Irtl $$p --top-module scan_top $(CEILING_SCAN) || exit 1; \
 	done
@@ -312,7 +343,7 @@ formal: | $(BUILD)/.deps
 	@sh tests/formal/run.sh $(BUILD)/formal
 
 test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(BENCH_BINS) $(if $(and $(HAVE_FUZZ_CC),$(if $(SANFLAGS),,1)),$(FUZZ_BINS)) | $(BUILD)/.deps
-	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) FORMAL=$(if $(SANFLAGS),0,1) RTL=$(if $(SANFLAGS),0,1) FUZZ=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
+	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" SEARCH_GEOMETRIES="$(SEARCH_GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) FORMAL=$(if $(SANFLAGS),0,1) RTL=$(if $(SANFLAGS),0,1) FUZZ=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
 
 clean:
 	rm -rf build

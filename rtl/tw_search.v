@@ -1,198 +1,419 @@
 `default_nettype none
-// tw_search: the next-busy search's word scan, on the bitmaps' search ports.
+// tw_search: the next-busy search's word scan, pipelined, on the search
+// ports of one tw_bitmap per level (fpga/ceiling/scan.v's scan_core made
+// parametric: LEVELS 1..4, SLOT_BITS 2..12, LEVELS * SLOT_BITS <= 44).
 //
-// A plain sequential scan that keeps the interface tw_core expects (every
-// output from flops): one word a clock, levels in turn, each level's word
-// addresses from the slot after its pointer round to the pointer, then the
-// least distance over the levels, one level a clock. For each level k the
-// first busy slot after B's field p in circular order p+1 .. p+2^b, at
-// offset o, is the visit at B - (B mod 2^(kb)) + o * 2^(kb); the answer is
-// the least of these over the levels.
+// What it answers. For a base tick B (i_base), each level k has the pointer
+// p_k = B[(k+1)b-1:kb] (b = SLOT_BITS). Its first busy slot in the circular
+// order p_k+1, ..., p_k+2^b (the last a full revolution on) is the slot at
+// offset o_k (1..2^b), the visit at tick B - (B mod 2^kb) + o_k * 2^kb, that
+// is at distance d_k = o_k * 2^kb - (B mod 2^kb) from B. o_next is B + the
+// least d_k over the levels with a busy slot (mod 2^48); o_found says there
+// is one. With none, o_next is 0.
 //
-// The search assumes the bitmaps do not change while it runs (the caller
-// starts it again after every bitmap command) and tw_bitmap's search-port
-// semantics: the word for the address of clock t arrives in clock t + 1.
+// How. One word of SW = min(16, 2^b) slots a clock, levels in order 0, 1,
+// ..., a level left as soon as its first hit is known (within a level the
+// first hit is the earliest, so no running best is kept). Level k's scan
+// reads NW + 1 words (NW = 2^b / SW words in its bitmap), starting at the
+// word of its first slot q_k = p_k + 1: word 0 masked to the slots from q_k
+// up, words 1 .. NW-1 whole, word NW (word 0 again) masked to the slots
+// below q_k. A pipelined minimum over the levels' distances ends the search.
+//
+// Timing (the C model, host/tw_search_model.c, mirrors it clock for clock).
+// Number the clocks from i_start's clock, 0. i_start abandons any search at
+// once. o_valid is low from clock 1 until it rises at clock
+//
+//     T = 12 + sum over levels k of C_k,   C_k = min(h_k + 5, NW + 1),
+//
+// where h_k is the index (0 .. NW) of level k's first scanned word that has
+// a busy slot in its mask, h_k = floor(((q_k mod SW) + o_k - 1) / SW), or
+// infinity if level k has no busy slot. o_valid then stays high until the
+// clock after the next i_start; o_found and o_next change only in clock T
+// (they keep the last answer meanwhile, 0 after reset). Level 0 is read
+// from clock 1, level k from clock 1 + C_0 + ... + C_(k-1); a level's word i
+// is addressed at its start + i: o_waddr shows, on every level's lane, word
+// ((q_k >> log2 SW) + i) mod NW of the level in turn at level k's start + i
+// for i = 0 .. C_k - 1 (the word address is 0 when NW = 1), and 0 before the
+// first search and from clock T - 11 of a search on.
+// Worst case (no level has a hit late enough to leave early):
+//
+//     T_max = 12 + LEVELS * (2^b / SW + 1):  4 x 8: 80, 1 x 12: 269,
+//     2 x 4: 16, 3 x 5: 21, 1 x 2: 14.
+//
+// The 12: the start clock, the 4 clocks a word takes to pass the pipeline
+// after its address, and 7 for the minimum and the final sum. The 5 of a
+// level left early: a hit is known 3 clocks after its word's address, the
+// level is left on a registered flag a clock later, and the next level's
+// first word is addressed the clock after that.
+//
+// The caller holds i_base from i_start until o_valid (the search reads it
+// throughout: no copy is kept). The bitmaps must not change during a search
+// (the caller restarts it after a bitmap write).
+//
+// Stages of a word addressed in clock t:
+//   t    A  o_waddr from the sequencer's registers; the word's mask and the
+//           offset of its bit 0 registered for R
+//   t+1  R  the search port's word (tw_bitmap's bypass) of the level,
+//           registered
+//   t+2  M  masked; per nibble, any bit and the first
+//   t+3  N  the first nibble with a bit: hit and first bit j; a hit of the
+//           level in turn sets its "leave" flag
+//   t+4  O  offset o = i * SW - (q mod SW) + 1 + j recorded if the level
+//           has no hit yet
+// and after the last level is left in clock x (its last word at O in x+4):
+//   x+5 F1 distances; x+6 F2 two pairs compared in parts of <= 12 bits;
+//   x+7 F3 the lesser of each; x+8 F4, x+9 F5 the same for the two;
+//   x+10 F6 B + the least, low 24 bits (carry registered); x+11 F7 the high
+//   part, o_valid, o_found, o_next registered: high from x+12 = T.
 module tw_search #(
     parameter integer LEVELS    = 4,
     parameter integer SLOT_BITS = 8
 ) (
-    input  wire                  i_clk,
-    input  wire                  i_rst,
-    input  wire                  i_start,   // one-clock pulse from a flop
-    input  wire [47:0]           i_base,    // held by the caller from i_start until o_valid
-    output wire [LEVELS*WA-1:0]  o_waddr,
-    input  wire [LEVELS*SW-1:0]  i_words,
-    output reg                   o_valid,
-    output reg                   o_found,
-    output reg  [47:0]           o_next
+    input  wire        i_clk,
+    input  wire        i_rst,
+    input  wire        i_start,
+    input  wire [47:0] i_base,
+    output wire [LEVELS*(SLOT_BITS > 4 ? SLOT_BITS - 4 : 1)-1:0]  o_waddr,
+    input  wire [LEVELS*(SLOT_BITS < 4 ? 1 << SLOT_BITS : 16)-1:0] i_words,
+    output reg         o_valid,
+    output reg         o_found,
+    output reg  [47:0] o_next
 );
-    localparam integer SLOTS    = 1 << SLOT_BITS;
-    localparam integer WA       = SLOT_BITS > 4 ? SLOT_BITS - 4 : 1;
-    localparam integer SW       = SLOT_BITS < 4 ? 1 << SLOT_BITS : 16;
-    localparam integer NWORDS   = SLOTS / SW;
-    localparam integer BIT_BITS = $clog2(SW);
-    localparam integer IW       = $clog2(NWORDS + 1) + 1;
-    localparam integer OW       = SLOT_BITS + 1;          // offsets 1 .. 2^b
+    localparam integer B        = SLOT_BITS;
+    localparam integer WA       = B > 4 ? B - 4 : 1;           // word address bits
+    localparam integer SW       = B < 4 ? 1 << B : 16;         // slots a word
+    localparam integer NW       = (1 << B) / SW;               // words a level
+    localparam integer BIT_BITS = B < 4 ? B : 4;               // bit index in a word
+    localparam integer IW       = NW > 1 ? WA + 1 : 1;         // word count 0 .. NW
+    localparam integer OW       = B + 1;                       // offset 1 .. 2^b
+    localparam integer LVL_W    = LEVELS > 1 ? $clog2(LEVELS) : 1;
+    localparam integer DW       = LEVELS * B + 1;              // distance <= 2^(m b)
+    localparam integer NP       = (DW + 1 + 11) / 12;          // compare parts
+    localparam integer FW       = NP * 12;                     // {not found, 0.., distance}
+    localparam [IW-1:0]    LAST_I   = NW[IW-1:0] - 1'b1;
+    localparam [LVL_W-1:0] LAST_LVL = LEVELS[LVL_W-1:0] - 1'b1;
 
-    reg [47:0]           base_q;
-    reg                  run_q, fin_q;
-    reg [1:0]            lvl_q, lvl_r, min_lvl_q;
-    reg [IW-1:0]         i_q, i_r;
-    reg                  v_r;
-    reg [WA-1:0]         waddr_q;
-    // Four of each whatever LEVELS is, so that a 2-bit level indexes them.
-    reg [3:0]            found_q;
-    reg [OW-1:0]         off_q [0:3];
-    reg                  best_any_q;
-    reg [47:0]           best_q;
+    // ------------------------------------------------------------ sequencer
+    reg                  run_q;
+    reg [LVL_W-1:0]      lvl_q;
+    reg [IW-1:0]         i_q;               // words of the level addressed
+    reg                  first_q, last_q;   // i_q == 0, i_q == NW
+    reg                  skip_q;            // the level in turn has its hit
+    reg [WA-1:0]         w_cur_q;           // word address of the level in turn
+    // q_k of the level in turn at the bottom, then the levels after it.
+    reg [(LEVELS+1)*B-1:0] qs_q;
+    wire [BIT_BITS-1:0]  qb_cur = qs_q[BIT_BITS-1:0];
+    wire                 level_done = last_q || skip_q;
+    wire                 hit_n_here;        // N holds a hit of the level in turn
+    wire                 flush = i_rst || i_start;
+    wire                 scan_end = run_q && level_done && lvl_q == LAST_LVL;
 
-    // The slot after level k's pointer, its word and its bit.
-    function [SLOT_BITS-1:0] succ;
-        input [47:0]  b;
-        input integer k;
-        succ = b[k*SLOT_BITS +: SLOT_BITS] + 1'b1;
-    endfunction
-    // Only the bit within the word (q_r), the word (q_n, q_start) and the
-    // word count (i_n) are read of these.
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg [SLOT_BITS-1:0] q_r;
+    // The first slot after each pointer, and the word it lies in.
+    reg [(LEVELS+1)*B-1:0] q_start;
     integer k;
     always @(*) begin
-        q_r   = 0;
-        for (k = 0; k < LEVELS; k = k + 1) begin
-            if (lvl_r == k[1:0]) q_r   = succ(base_q, k);
-        end
-    end
-    /* verilator lint_on UNUSEDSIGNAL */
-    wire [BIT_BITS-1:0] qb_r   = q_r[BIT_BITS-1:0];
-
-    // Where the sequencer goes next, and that word's address.
-    /* verilator lint_off UNUSEDSIGNAL */
-    reg [1:0]    lvl_n;
-    reg [IW-1:0] i_n;
-    reg [SLOT_BITS-1:0] q_n;
-    reg [WA-1:0] next_waddr;
-    always @(*) begin
-        lvl_n = lvl_q;
-        i_n   = i_q + 1'b1;
-        if (i_q == NWORDS[IW-1:0]) begin
-            i_n   = 0;
-            lvl_n = lvl_q + 2'd1;
-        end
-        q_n = 0;
+        q_start = 0;
         for (k = 0; k < LEVELS; k = k + 1)
-            if (lvl_n == k[1:0]) q_n = succ(base_q, k);
-        next_waddr = 0;
-        if (NWORDS > 1)
-            next_waddr = q_n[SLOT_BITS-1 -: WA] + i_n[WA-1:0];
+            q_start[k*B +: B] = i_base[k*B +: B] + 1'b1;
     end
-    wire [SLOT_BITS-1:0] q_start = succ(i_base, 0);
-    wire [WA-1:0] first_waddr = NWORDS > 1 ? q_start[SLOT_BITS-1 -: WA] : {WA{1'b0}};
-    /* verilator lint_on UNUSEDSIGNAL */
-    genvar gk;
+    function [WA-1:0] first_word;
+        // The bit index in the word is not read.
+        /* verilator lint_off UNUSEDSIGNAL */
+        input [B-1:0] q;
+        /* verilator lint_on UNUSEDSIGNAL */
+        begin
+            if (NW > 1) first_word = q[B-1 -: WA];
+            else        first_word = {WA{1'b0}};
+        end
+    endfunction
+
+    always @(posedge i_clk) begin
+        if (i_rst) begin
+            run_q <= 1'b0; skip_q <= 1'b0; lvl_q <= 0; i_q <= 0;
+            first_q <= 1'b1; last_q <= 1'b0; w_cur_q <= 0; qs_q <= 0;
+        end else if (i_start) begin
+            run_q   <= 1'b1;
+            lvl_q   <= 0;
+            i_q     <= 0;
+            first_q <= 1'b1;
+            last_q  <= 1'b0;
+            skip_q  <= 1'b0;
+            qs_q    <= q_start;
+            w_cur_q <= first_word(q_start[B-1:0]);
+        end else if (run_q) begin
+            if (level_done) begin
+                lvl_q   <= lvl_q + 1'b1;
+                i_q     <= 0;
+                first_q <= 1'b1;
+                last_q  <= 1'b0;
+                skip_q  <= 1'b0;
+                qs_q    <= qs_q >> B;
+                w_cur_q <= first_word(qs_q[B +: B]);
+                if (lvl_q == LAST_LVL) run_q <= 1'b0;
+            end else begin
+                i_q     <= i_q + 1'b1;
+                first_q <= 1'b0;
+                last_q  <= i_q == LAST_I;
+                skip_q  <= skip_q || hit_n_here;
+                // (a one-word level's address stays 0)
+                w_cur_q <= NW > 1 ? w_cur_q + 1'b1 : {WA{1'b0}};
+            end
+        end
+    end
+
+    genvar gl;
     generate
-        for (gk = 0; gk < LEVELS; gk = gk + 1) begin : g_addr
-            assign o_waddr[gk*WA +: WA] = waddr_q;
+        for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_waddr
+            assign o_waddr[gl*WA +: WA] = w_cur_q;
         end
     endgenerate
 
-    // The word read for (lvl_r, i_r): the bits in the scan, the first one.
-    reg [SW-1:0]        word_r, mask_r, hits_r;
-    reg [BIT_BITS-1:0]  j_r;
-    reg                 hit_r;
-    integer sj;
+    // ------------------------------------------------------- per word: A .. O
+    reg               v_r, v_m, v_n, v_o;  // the stage holds a word of this search
+    reg [LVL_W-1:0]   lvl_r, lvl_m, lvl_n, lvl_o;
+    reg [SW-1:0]      mask_r, mask_m, word_m;
+    reg [OW-1:0]      c_r, c_m, c_n, c_o;  // i * SW - (q mod SW) + 1: bit 0's offset
+    reg [3:0]         nz_n;                // per nibble: a bit of the scan is set
+    reg [7:0]         ix_n;                // per nibble: the first such bit
+    reg               hit_o;
+    reg [BIT_BITS-1:0] j_o;
+    reg [LEVELS-1:0]  found_q;             // the level's first hit is recorded
+    reg [OW-1:0]      o_q [0:LEVELS-1];    // ... and its offset
+
+    function [1:0] first4;                 // the lowest set bit of four (3 if none)
+        // w[3] need not be read: the answer is 3 whether it is set or not.
+        /* verilator lint_off UNUSEDSIGNAL */
+        input [3:0] w;
+        /* verilator lint_on UNUSEDSIGNAL */
+        begin
+            first4 = w[0] ? 2'd0 : w[1] ? 2'd1 : w[2] ? 2'd2 : 2'd3;
+        end
+    endfunction
+
+    // The search port's word of the level a word of R belongs to.
+    reg [SW-1:0] word_r;
+    integer l;
     always @(*) begin
         word_r = 0;
-        for (k = 0; k < LEVELS; k = k + 1)
-            if (lvl_r == k[1:0]) word_r = i_words[k*SW +: SW];
-        mask_r = {SW{1'b1}};
-        if (i_r == 0)                  mask_r = mask_r & ({SW{1'b1}} << qb_r);
-        if (i_r == NWORDS[IW-1:0])     mask_r = mask_r & ~({SW{1'b1}} << qb_r);
-        hits_r = word_r & mask_r;
-        hit_r  = |hits_r;
-        j_r    = 0;
-        for (sj = SW - 1; sj >= 0; sj = sj - 1)
-            if (hits_r[sj]) j_r = sj[BIT_BITS-1:0];
+        for (l = 0; l < LEVELS; l = l + 1)
+            if (lvl_r == l[LVL_W-1:0]) word_r = i_words[l*SW +: SW];
     end
-    wire [OW-1:0] off_r = {{(OW-IW){1'b0}}, i_r} * SW[OW-1:0] + {{(OW-BIT_BITS){1'b0}}, j_r}
-                        - {{(OW-BIT_BITS){1'b0}}, qb_r} + 1'b1;
-
-    // The distance of level min_lvl_q's answer from the base, and the tick.
-    reg [47:0] lowmask, lvl_dist;
+    // The masked word, padded to four nibbles (the pad is never set).
+    reg  [15:0] hits_m;
     always @(*) begin
-        lowmask = 0;
-        lvl_dist    = 0;
-        for (k = 0; k < LEVELS; k = k + 1)
-            if (min_lvl_q == k[1:0]) begin
-                lowmask = (48'd1 << (k * SLOT_BITS)) - 48'd1;
-                lvl_dist    = ({{(48-OW){1'b0}}, off_q[k]} << (k * SLOT_BITS)) - (base_q & lowmask);
-            end
+        hits_m = 16'd0;
+        hits_m[SW-1:0] = word_m & mask_m;
+    end
+    wire [1:0]  nib_n  = first4(nz_n);
+    // Bits of j above a word's width are never set.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [3:0]  j_n    = {nib_n, ix_n[nib_n*2 +: 2]};
+    /* verilator lint_on UNUSEDSIGNAL */
+    assign hit_n_here = v_n && |nz_n && lvl_n == lvl_q;
+
+    integer n;
+    always @(posedge i_clk) begin
+        // A -> R: the word's mask, from the first slot on the first word, up
+        // to it on the last (the same word again), whole between.
+        v_r    <= !flush && run_q && !skip_q;
+        lvl_r  <= lvl_q;
+        mask_r <= first_q ? {SW{1'b1}} << qb_cur
+                : last_q  ? ~({SW{1'b1}} << qb_cur) : {SW{1'b1}};
+        c_r    <= {i_q, {BIT_BITS{1'b0}}} - {{(OW-BIT_BITS){1'b0}}, qb_cur} + 1'b1;
+        // R -> M
+        v_m    <= !flush && v_r;
+        lvl_m  <= lvl_r;
+        word_m <= word_r;
+        mask_m <= mask_r;
+        c_m    <= c_r;
+        // M -> N: per nibble of the masked word, any bit and the first.
+        v_n   <= !flush && v_m;
+        lvl_n <= lvl_m;
+        for (n = 0; n < 4; n = n + 1) begin
+            nz_n[n]        <= |hits_m[n*4 +: 4];
+            ix_n[n*2 +: 2] <= first4(hits_m[n*4 +: 4]);
+        end
+        c_n <= c_m;
+        // N -> O: the first nibble with a bit, and so the first bit.
+        v_o   <= !flush && v_n;
+        lvl_o <= lvl_n;
+        hit_o <= |nz_n;
+        j_o   <= j_n[BIT_BITS-1:0];
+        c_o   <= c_n;
+        // O: the level's first hit.
+        if (flush)
+            found_q <= 0;
+        else if (v_o && hit_o)
+            for (l = 0; l < LEVELS; l = l + 1)
+                if (lvl_o == l[LVL_W-1:0] && !found_q[l]) begin
+                    found_q[l] <= 1'b1;
+                    o_q[l]     <= c_o + {{(OW-BIT_BITS){1'b0}}, j_o};
+                end
     end
 
-    wire take = found_q[min_lvl_q] && (!best_any_q || lvl_dist < best_q);
+    // ------------------------------------------------- the least distance, F
+    // -B mod 2^((m-1) b) in parts of 12 bits: part c is ~B's part plus the
+    // carry "B's parts below are zero", from registers. B is stable, so this
+    // settles long before F1 reads it. d_k's bits below kb are -B's.
+    localparam integer NBW = (LEVELS - 1) * B > 0 ? (LEVELS - 1) * B : 1;
+    localparam integer NC  = (NBW + 11) / 12;
+    reg  [NC*12-1:0] negb_q;
+    reg  [NC-1:0]    zero_q;               // B's part c is zero
+    reg  [LEVELS-1:0] nzl_q;               // B mod 2^kb != 0
+    wire [NC*12-1:0] base_lo = i_base[NC*12-1:0];
+    reg  [NC-1:0]    cin;                  // B's parts below c are all zero
+    integer c;
+    always @(*) begin
+        cin[0] = 1'b1;
+        for (c = 1; c < NC; c = c + 1)
+            cin[c] = cin[c-1] && zero_q[c-1];
+    end
     always @(posedge i_clk) begin
-        if (i_rst) begin
-            run_q <= 1'b0; fin_q <= 1'b0; v_r <= 1'b0; o_valid <= 1'b0; o_found <= 1'b0;
-            o_next <= 0; found_q <= 4'd0; lvl_q <= 0; i_q <= 0; waddr_q <= 0;
-            min_lvl_q <= 0; best_any_q <= 1'b0; best_q <= 0; base_q <= 0; lvl_r <= 0; i_r <= 0;
-        end else if (i_start) begin
-            base_q     <= i_base;
-            run_q      <= 1'b1;
-            fin_q      <= 1'b0;
-            v_r        <= 1'b0;
-            o_valid    <= 1'b0;
-            found_q    <= 0;
-            lvl_q      <= 0;
-            i_q        <= 0;
-            best_any_q <= 1'b0;
-            // Level 0's first word (the rest follow from base_q).
-            waddr_q    <= first_waddr;
-        end else begin
-            // Address stage: one word of one level a clock.
-            v_r   <= run_q;
-            lvl_r <= lvl_q;
-            i_r   <= i_q;
-            if (run_q) begin
-                if (i_q == NWORDS[IW-1:0]) begin
-                    i_q <= 0;
-                    if (lvl_q == LEVELS[1:0] - 2'd1 || LEVELS == 1) begin
-                        run_q <= 1'b0;
-                    end else begin
-                        lvl_q <= lvl_q + 2'd1;
-                    end
-                end else begin
-                    i_q <= i_q + 1'b1;
-                end
-            end
-            // The next word's address: its level's first word plus the
-            // words already scanned, round the level.
-            if (run_q)
-                waddr_q <= next_waddr;
-            // Word stage: the level's first hit.
-            if (v_r && hit_r && !found_q[lvl_r]) begin
-                found_q[lvl_r] <= 1'b1;
-                off_q[lvl_r]   <= off_r;
-            end
-            // Once the last word is in: the least over the levels.
-            if (!run_q && !v_r && !fin_q && !o_valid) begin
-                fin_q     <= 1'b1;
-                min_lvl_q <= 0;
-            end
-            if (fin_q) begin
-                if (take) begin
-                    best_any_q <= 1'b1;
-                    best_q     <= lvl_dist;
-                end
-                if (min_lvl_q == LEVELS[1:0] - 2'd1 || LEVELS == 1) begin
-                    fin_q   <= 1'b0;
-                    o_valid <= 1'b1;
-                    o_found <= best_any_q || take;
-                    o_next  <= base_q + (take ? lvl_dist : best_q);
-                end else begin
-                    min_lvl_q <= min_lvl_q + 2'd1;
-                end
+        for (c = 0; c < NC; c = c + 1) begin
+            zero_q[c] <= base_lo[c*12 +: 12] == 12'd0;
+            negb_q[c*12 +: 12] <= ~base_lo[c*12 +: 12] + {11'd0, cin[c]};
+        end
+        for (c = 0; c < LEVELS; c = c + 1)
+            nzl_q[c] <= |(i_base & ((48'd1 << (c * B)) - 48'd1));
+    end
+
+    // A level without a hit is farther than any: its flag (top bit) is set.
+    function [FW-1:0] level_dist;
+        input             found;
+        input [OW-1:0]    o;
+        input             nz;
+        input [NC*12-1:0] negb;
+        input integer     kb;
+        reg   [FW-1:0]    hi, lo, lomask;
+        begin
+            hi     = 0;
+            hi[OW-1:0] = o - {{(OW-1){1'b0}}, nz};
+            lo     = 0;
+            lo[NC*12-1:0] = negb;
+            lomask = ({{(FW-1){1'b0}}, 1'b1} << kb) - 1'b1;
+            level_dist = !found ? {1'b1, {(FW-1){1'b0}}} : (hi << kb) | (lo & lomask);
+        end
+    endfunction
+    // b < a from the parts' compares (each at most 12 bits).
+    function [2*NP-1:0] cmp_parts;         // {lt[NP-1:0], eq[NP-1:0]}
+        input [FW-1:0] bv, av;
+        integer p;
+        begin
+            for (p = 0; p < NP; p = p + 1) begin
+                cmp_parts[NP + p] = bv[p*12 +: 12] < av[p*12 +: 12];
+                cmp_parts[p]      = bv[p*12 +: 12] == av[p*12 +: 12];
             end
         end
+    endfunction
+    function less;
+        input [2*NP-1:0] lteq;
+        integer p;
+        begin
+            less = 1'b0;
+            for (p = 0; p < NP; p = p + 1)
+                less = lteq[NP + p] || (lteq[p] && less);
+        end
+    endfunction
+
+    wire [FW-1:0]  d1_in [0:3];
+    genvar gd;
+    generate
+        for (gd = 0; gd < 4; gd = gd + 1) begin : g_dist
+            if (gd < LEVELS) begin : g_level
+                assign d1_in[gd] = level_dist(found_q[gd], o_q[gd], nzl_q[gd], negb_q, gd * B);
+            end else begin : g_none
+                assign d1_in[gd] = {1'b1, {(FW-1){1'b0}}};
+            end
+        end
+    endgenerate
+    reg [10:0]     e_q;                    // e_q[n-1]: clock x + n
+    reg [FW-1:0]   d1 [0:3];               // padded to four levels
+    reg [FW-1:0]   d2a [0:1], d2b [0:1], d3 [0:1], d4a, d4b, d5;
+    reg [2*NP-1:0] c2 [0:1], c4;
+    reg            any_q;
+    reg [24:0]     sum_lo6;
+    reg [23:0]     hi6;
+    // d5's flag and padding are not read: with no hit at all, its distance
+    // bits are zero and o_next is forced to 0 anyway.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [FW-1:0]  d5_w = d5;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire [47:0]    d5_ext = {{(48-DW){1'b0}}, d5_w[DW-1:0]};
+    always @(posedge i_clk) begin
+        e_q <= flush ? 11'd0 : {e_q[9:0], scan_end};
+        any_q <= |found_q;
+        // F1: d_k = ((o_k - (B mod 2^kb != 0)) << kb) | (-B mod 2^kb): no
+        // carry crosses kb.
+        for (l = 0; l < 4; l = l + 1)
+            d1[l] <= l < LEVELS ? d1_in[l] : {1'b1, {(FW-1){1'b0}}};
+        // F2, F3: each pair compared in parts, then the lesser.
+        for (l = 0; l < 2; l = l + 1) begin
+            d2a[l] <= d1[2*l];
+            d2b[l] <= d1[2*l+1];
+            c2[l]  <= cmp_parts(d1[2*l+1], d1[2*l]);
+            d3[l]  <= less(c2[l]) ? d2b[l] : d2a[l];
+        end
+        // F4, F5: the same for the two.
+        d4a <= d3[0];
+        d4b <= d3[1];
+        c4  <= cmp_parts(d3[1], d3[0]);
+        d5  <= less(c4) ? d4b : d4a;
+        // F6, F7: B + the least, the high part a clock after the low.
+        sum_lo6 <= {1'b0, i_base[23:0]} + {1'b0, d5_ext[23:0]};
+        hi6     <= i_base[47:24] + d5_ext[47:24];
+        o_valid <= !flush && (e_q[10] || o_valid);
+        if (i_rst) begin
+            o_found <= 1'b0;
+            o_next  <= 48'd0;
+        end else if (e_q[10] && !i_start) begin
+            // (they change only as o_valid rises: not for a search abandoned
+            // in its last clock)
+            o_found <= any_q;
+            o_next  <= any_q ? {hi6 + {23'd0, sum_lo6[24]}, sum_lo6[23:0]} : 48'd0;
+        end
     end
+
+`ifdef FORMAL
+    // Proved by tests/formal/run.sh (BMC from reset over a whole search and
+    // more, at small geometries). The words read are free: the bounds hold
+    // whatever the bitmaps hold.
+    reg f_past_valid;
+    initial f_past_valid = 1'b0;
+    always @(posedge i_clk)
+        f_past_valid <= 1'b1;
+    always @(*)
+        if (!f_past_valid)
+            assume(i_rst);
+    localparam integer F_CMIN = NW + 1 < 5 ? NW + 1 : 5;
+    localparam integer F_TMIN = 12 + LEVELS * F_CMIN;      // every level left at once
+    localparam integer F_TMAX = 12 + LEVELS * (NW + 1);    // none left early
+    reg [9:0] f_t;                         // clocks since the last start (saturating)
+    reg       f_on;                        // a search was started since reset
+    always @(posedge i_clk)
+        if (i_rst) begin
+            f_on <= 1'b0;
+            f_t  <= 10'd0;
+        end else if (i_start) begin
+            f_on <= 1'b1;
+            f_t  <= 10'd1;
+        end else if (f_t != 10'h3ff)
+            f_t <= f_t + 10'd1;
+    always @(*) if (f_past_valid) begin
+        // No answer before a search; none before the least cost; one by the
+        // worst case's clock, T_max.
+        if (!f_on) assert(!o_valid);
+        if (f_on && f_t < F_TMIN) assert(!o_valid);
+        if (f_on && f_t >= F_TMAX) assert(o_valid);
+        // The word addresses: 0 on a one-word level, and 0 with no scan
+        // running; never a word the bitmap lacks (with NW > 1 every WA-bit
+        // address is a word).
+        if (NW == 1 || !f_on || o_valid) assert(o_waddr == 0);
+        // No busy slot: o_next is 0.
+        if (o_valid && !o_found) assert(o_next == 48'd0);
+    end
+    // A start drops the answer in the next clock.
+    always @(posedge i_clk)
+        if (f_past_valid && $past(i_start)) assert(!o_valid);
+`endif
 endmodule
 `default_nettype wire

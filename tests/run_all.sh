@@ -4,6 +4,7 @@
 # produce no such lines (lint, generated files) count as one check each.
 BUILD=${BUILD:-build}
 GEOMETRIES=${GEOMETRIES:-4_8_4}
+SEARCH_GEOMETRIES=${SEARCH_GEOMETRIES:-4_8}
 WAVE_ARGS=${WAVE_ARGS:---scenario mixed --timers 40 --duration 3000}
 SEED=${SEED:-$(date +%s)}
 LOG=$BUILD/test.log
@@ -55,6 +56,11 @@ report() { # command, its exit status, its output
     [ "${FORMAL:-1}" = 0 ] || lines sh tests/formal/run.sh "$BUILD/formal"
     for g in $GEOMETRIES; do
         lines "$BUILD/tests/test-$g" --seed "$SEED"
+    done
+    # The search's word scan against its C twin, clock for clock (well under
+    # a second for all).
+    for g in $SEARCH_GEOMETRIES; do
+        lines "$BUILD/tests/test-search-$g" --seed "$SEED"
     done
     wait "$spi_pid"
     report "$BUILD/tests/test-spi --seed $SEED" "$(cat "$spi_out.rc" 2>/dev/null || echo 1)" "$(cat "$spi_out")"

@@ -5,10 +5,12 @@
 #
 #   sh fpga/ceiling/tickpath.sh OUTDIR [TOP [SEEDS [BOARDS [PARAMS]]]]
 #
-# TOP is tickpath_top (default) or scan_top; SEEDS e.g. "1 2 3" (default);
+# TOP is tickpath_top (default), scan_top or tw_search_top (rtl/tw_search.v
+# on its bitmaps, fpga/ceiling/tw_search_top.v); SEEDS e.g. "1 2 3" (default);
 # BOARDS "icebreaker hx8k" (default); PARAMS yosys chparam arguments for
 # TOP, e.g. "-set PARALLEL 1" for scan_top, "-set WITH_SCAN 1" for
-# tickpath_top with the scan on its bitmaps' search ports. nextpnr's log of each run is in
+# tickpath_top with the scan on its bitmaps' search ports, "-set LEVELS 1
+# -set SLOT_BITS 12" for tw_search_top. nextpnr's log of each run is in
 # OUTDIR/<board>-s<seed>/pnr.log (the critical path is at its end).
 set -eu
 out=$1 top=${2:-tickpath_top} seeds=${3:-"1 2 3"} boards=${4:-"icebreaker hx8k"} params=${5:-}
@@ -17,6 +19,7 @@ chparam=""
 case $top in
     tickpath_top) src="fpga/ceiling/tickpath.v fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
     scan_top)     src="fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
+    tw_search_top) src="fpga/ceiling/tw_search_top.v rtl/tw_search.v rtl/tw_bitmap.v" ;;
     *) echo "tickpath.sh: unknown top $top" >&2; exit 1 ;;
 esac
 mkdir -p "$out"

@@ -69,6 +69,11 @@ run tb_tw_evfifo_d1 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=1
 run tb_tw_evfifo_d3 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=3
 run tb_tw_evfifo_d4 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=4 -Ptb_tw_evfifo.WIDTH=61
 
+for geo in 4_8 1_12 2_4 3_5 1_2; do
+    run "tb_tw_search_$geo" tb_tw_search "rtl/tw_search.v rtl/tw_bitmap.v" \
+        -Ptb_tw_search.LEVELS="${geo%_*}" -Ptb_tw_search.SLOT_BITS="${geo#*_}"
+done
+
 for geo in 4_8_4 1_12_4 2_4_2 3_6_3; do
     IFS=_ read -r l b f <<EOF
 $geo
