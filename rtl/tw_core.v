@@ -115,8 +115,10 @@ module tw_core #(
     // B1: one registered strobe per register written or read with an effect.
     reg        w_ctrl, w_presc, w_status, w_adv, w_arm_lo, w_arm_hi, w_cmd, w_search, w_coal;
     reg        r_acc, r_pop, r_now_lo, r_next_lo, bad_acc;
-    reg [5:0]  r_adr;
-    reg [31:0] wdat;
+    // The request's flops hold still until B4 (the next capture is at the
+    // end of B4 at the earliest), so B1 reads its data and address there.
+    wire [5:0]  r_adr = req_adr_q;
+    wire [31:0] wdat  = req_dat_q;
     reg        wop_set, wop_clear, wop_clear_all, wcmd_ok;
     reg [LEVELS-1:0] wcmd_wr;          // the level a SET or CLEAR writes, one-hot
     wire [3:0]  d_op    = req_dat_q[TW_CMD_OP_LSB +: 4];
@@ -157,8 +159,6 @@ module tw_core #(
         r_pop     <= !i_rst && dr && req_adr_q == TW_REG_EVT_TICK;
         r_now_lo  <= !i_rst && dr && req_adr_q == TW_REG_NOW_LO;
         r_next_lo <= !i_rst && dr && req_adr_q == TW_REG_NEXT_LO;
-        r_adr     <= req_adr_q;
-        wdat      <= req_dat_q;
         wop_set       <= d_op == OP_SET;
         wop_clear     <= d_op == OP_CLEAR;
         wop_clear_all <= d_op == OP_CLEAR_ALL;
@@ -217,7 +217,7 @@ module tw_core #(
     // A write to ADVANCE adds to what is left over a few clocks (adv_st_q),
     // with the bus and virtual time held; a jump likewise (j_*).
     reg [2:0]  adv_st_q;
-    reg [31:0] adv_add_q;
+    reg [15:0] adv_add_hi_q;           // the written value's high half, for A_HI
     reg        adv_c_q;
     wire       adv_busy = adv_st_q != 3'd0;
     wire       j_run;                  // no virtual-time jump under way
@@ -238,14 +238,14 @@ module tw_core #(
     wire       left_ge2  = adv_pend_q ? adv_ge3 : adv_ge2;
     localparam [2:0] A_IDLE = 3'd0, A_SETTLE1 = 3'd1, A_SETTLE2 = 3'd2, A_LO = 3'd3, A_HI = 3'd4,
                      A_FLAG = 3'd5;
-    wire [16:0] adv_sum_lo = {1'b0, adv_lo_q} + {1'b0, adv_add_q[15:0]};
-    wire [16:0] adv_sum_hi = {1'b0, adv_hi_q} + {1'b0, adv_add_q[31:16]} + {16'd0, adv_c_q};
+    wire [16:0] adv_sum_lo = {1'b0, adv_lo_q} + {1'b0, req_dat_q[15:0]};   // in B4: still the write's
+    wire [16:0] adv_sum_hi = {1'b0, adv_hi_q} + {1'b0, adv_add_hi_q} + {16'd0, adv_c_q};
     always @(posedge i_clk)
         if (i_rst) begin
             step_q <= 1'b0; pc_lo_q <= 0; pc_hi_q <= 0; pc_borrow_q <= 1'b0; reload_q <= 1'b1; ptick_q <= 1'b0;
             ext_q <= 0;
             adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0; adv_pend_q <= 1'b0;
-            adv_st_q <= A_IDLE; adv_add_q <= 0; adv_c_q <= 1'b0;
+            adv_st_q <= A_IDLE; adv_add_hi_q <= 0; adv_c_q <= 1'b0;
         end else begin
             step_q <= step_d;
             ext_q  <= {ext_q[1:0], i_ext_tick};
@@ -281,7 +281,7 @@ module tw_core #(
                                                 - {1'b0, j_lo_go ? j_amt_q[15:0] : {15'd0, adv_pend_q}};
                     adv_hi_q <= adv_hi_q - (j_hi_go ? j_amt_q[31:16] : {15'd0, adv_borrow_q});
                     if (w_adv) begin
-                        adv_add_q <= wdat;
+                        adv_add_hi_q <= wdat[31:16];
                         adv_st_q  <= A_SETTLE1;
                     end else if (adv_st_q == A_SETTLE1) begin
                         adv_st_q <= A_SETTLE2;
@@ -491,18 +491,19 @@ module tw_core #(
         .o_count(fifo_count), .o_full(fifo_full), .o_empty(fifo_empty)
     );
 
-    // Ticks and SETs in flight, for the FIFO's room: virtual time takes a
+    // Ticks and CMDs in flight, for the FIFO's room: virtual time takes a
     // tick only while the FIFO's entries, the entries that may still come
-    // (a tick or a SET decided but not yet past E) and the two decisions the
-    // room flag lags by fit: count + in flight + 3 <= DEPTH.
+    // (a tick from C1 to E, a CMD from B1 to E) and what the count lags by
+    // (the decisions of the last three clocks, one CMD) fit:
+    // count + in flight + 4 <= DEPTH.
     reg [3:0] fly_n_q;
     wire      set_dec = dec && req_cmd;
     always @(posedge i_clk)
         if (i_rst) begin
             fly_n_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0;
         end else begin
-            fly_n_q <= fly_n_q + {3'd0, step_d} + {3'd0, set_dec} - {3'd0, step_e} - {3'd0, cmd_e};
-            room_q  <= {{(16-FW){1'b0}}, fifo_count} + {12'd0, fly_n_q} + 16'd3 <= DEPTH[15:0];
+            fly_n_q <= fly_n_q + {3'd0, step_q} + {3'd0, w_cmd} - {3'd0, step_e} - {3'd0, cmd_e};
+            room_q  <= {{(16-FW){1'b0}}, fifo_count} + {12'd0, fly_n_q} + 16'd4 <= DEPTH[15:0];
             // Any tick from C1 to E, registered: with step_q, every tick
             // whose visit has not yet reached the FIFO and HOLD.
             fly_q   <= step_q || step_c_q || step_p_q || step_v || step_h1 || step_h2 || step_g || step_e;
@@ -571,7 +572,7 @@ module tw_core #(
             assign ev_slot12 = {{(12-SLOT_BITS){1'b0}}, ev_slot};
         end
     endgenerate
-    reg [31:0] evt_info_q, evt_tick_q;
+    reg [31:0] evt_info_q;
     reg        ev_last_q, rem_late_q;
     reg [LEVELS-1:0] vis_bit_q;
     always @(posedge i_clk) begin
@@ -581,7 +582,6 @@ module tw_core #(
         empty_q    <= i_rst || empty1_q;
         evt_info_q <= empty_q ? 32'd0
                     : {1'b1, rem_late, rem_late ? h_level : vis_level, ev_slot12, h_tick[47:32]};
-        evt_tick_q <= empty_q ? 32'd0 : h_tick[31:0];
         ev_last_q  <= rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
         rem_late_q <= rem_late;
         vis_bit_q  <= vis_bit;
@@ -649,9 +649,13 @@ module tw_core #(
                      J_LO = 3'd4, J_CARRY = 3'd5, J_HI = 3'd6, J_END = 3'd7;
     reg [2:0]  j_state;
     reg [3:0]  j_cnt;
-    reg        j_seen, j_big, j_lt_hi, j_eq_hi, j_lt_lo, j_none, j_far_q, j_adv_far_q, j_go_q;
+    reg        j_seen, j_big, j_bad, j_far_q, j_adv_far_q, j_go_q;
+    reg [3:0]  j_lt;                   // gap < left, per byte
+    reg [3:1]  j_eq;                   // gap == left, per byte (the lowest need not)
     reg        j_lo_q, j_hi_q;
     wire [31:0] adv_left = {adv_hi_q, adv_lo_q};
+    wire        j_less   = j_lt[3] || (j_eq[3] && (j_lt[2] || (j_eq[2] && (j_lt[1] || (j_eq[1] && j_lt[0])))));
+    integer jb;
     assign j_run   = j_state == J_RUN;
     assign j_lo_go = j_lo_q;
     assign j_hi_go = j_hi_q;
@@ -671,7 +675,7 @@ module tw_core #(
         if (i_rst) begin
             j_state <= J_RUN; j_cnt <= 4'd0; j_seen <= 1'b0;
             j_lo_q <= 1'b0; j_hi_q <= 1'b0; lo_add_q <= {{(HALF-1){1'b0}}, 1'b1}; j_amt_q <= 32'd0;
-            j_big <= 1'b0; j_lt_hi <= 1'b0; j_eq_hi <= 1'b0; j_lt_lo <= 1'b0; j_none <= 1'b0;
+            j_big <= 1'b0; j_lt <= 4'd0; j_eq <= 3'd0; j_bad <= 1'b0;
         end else begin
             j_lo_q   <= 1'b0;
             j_hi_q   <= 1'b0;
@@ -689,24 +693,25 @@ module tw_core #(
                     if (j_cnt == 4'd1) j_state <= J_CMP;
                 end
                 J_CMP: begin           // the gap against what ADVANCE has left
-                    j_none  <= !n2_f;
+                    // Nothing to jump: time has reached the answer, it is
+                    // the next tick, or nothing is left.
+                    j_bad   <= (n2_f && (n2_gap[47] || n2_gap == 48'd0)) || adv_left == 32'd0;
                     j_big   <= !n2_f || |n2_gap[47:32];
-                    j_lt_hi <= n2_gap[31:16] < adv_left[31:16];
-                    j_eq_hi <= n2_gap[31:16] == adv_left[31:16];
-                    j_lt_lo <= n2_gap[15:0] < adv_left[15:0];
+                    for (jb = 0; jb < 4; jb = jb + 1)
+                        j_lt[jb] <= n2_gap[jb*8 +: 8] < adv_left[jb*8 +: 8];
+                    for (jb = 1; jb < 4; jb = jb + 1)
+                        j_eq[jb] <= n2_gap[jb*8 +: 8] == adv_left[jb*8 +: 8];
                     j_state <= J_SEL;
                 end
                 J_SEL: begin
                     // Off if a command came or the search started again,
                     // the answer went, time has reached it, or there is
                     // nothing to jump.
-                    if (j_seen || !srch_valid || !n2_v || ctrl_src_q != SRC_HOST
-                            || (!j_none && (n2_gap[47] || n2_gap == 48'd0)) || adv_left == 32'd0) begin
+                    if (j_seen || !srch_valid || !n2_v || ctrl_src_q != SRC_HOST || j_bad) begin
                         j_state <= J_END; j_cnt <= 4'd2;
                     end else begin
-                        j_amt_q  <= j_big || !(j_lt_hi || (j_eq_hi && j_lt_lo)) ? adv_left : n2_gap[31:0];
-                        lo_add_q <= j_big || !(j_lt_hi || (j_eq_hi && j_lt_lo)) ? adv_left[HALF-1:0]
-                                                                              : n2_gap[HALF-1:0];
+                        j_amt_q  <= j_big || !j_less ? adv_left : n2_gap[31:0];
+                        lo_add_q <= j_big || !j_less ? adv_left[HALF-1:0] : n2_gap[HALF-1:0];
                         j_lo_q  <= 1'b1;
                         j_state <= J_LO;
                     end
@@ -794,7 +799,7 @@ module tw_core #(
         case (r_adr[2:0])
             3'd0: grp_q[1] <= 32'd0;             3'd1: grp_q[1] <= arm_lo_q;
             3'd2: grp_q[1] <= {16'd0, arm_hi_q}; 3'd3: grp_q[1] <= 32'd0;
-            3'd4: grp_q[1] <= evt_info_q;        3'd5: grp_q[1] <= evt_tick_q;
+            3'd4: grp_q[1] <= evt_info_q;        3'd5: grp_q[1] <= empty_q ? 32'd0 : h_tick[31:0];
             3'd6: grp_q[1] <= cnt_events_q;      default: grp_q[1] <= cnt_late_q;
         endcase
         case (r_adr[2:0])

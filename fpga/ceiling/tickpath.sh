@@ -5,8 +5,9 @@
 #
 #   sh fpga/ceiling/tickpath.sh OUTDIR [TOP [SEEDS [BOARDS [PARAMS]]]]
 #
-# TOP is tickpath_top (default), scan_top or tw_search_top (rtl/tw_search.v
-# on its bitmaps, fpga/ceiling/tw_search_top.v); SEEDS e.g. "1 2 3" (default);
+# TOP is tickpath_top (default), scan_top, tw_search_top (rtl/tw_search.v
+# on its bitmaps, fpga/ceiling/tw_search_top.v) or tw_core_top (the chip's
+# core without the SPI bridge, fpga/ceiling/tw_core_top.v); SEEDS e.g. "1 2 3" (default);
 # BOARDS "icebreaker hx8k" (default); PARAMS yosys chparam arguments for
 # TOP, e.g. "-set PARALLEL 1" for scan_top, "-set WITH_SCAN 1" for
 # tickpath_top with the scan on its bitmaps' search ports, "-set LEVELS 1
@@ -20,6 +21,7 @@ case $top in
     tickpath_top) src="fpga/ceiling/tickpath.v fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
     scan_top)     src="fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
     tw_search_top) src="fpga/ceiling/tw_search_top.v rtl/tw_search.v rtl/tw_bitmap.v" ;;
+    tw_core_top)  src="fpga/ceiling/tw_core_top.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v" ;;
     *) echo "tickpath.sh: unknown top $top" >&2; exit 1 ;;
 esac
 mkdir -p "$out"
