@@ -333,6 +333,7 @@ lint: | $(BUILD)/.deps
 	done
 	@$(VERILATOR) --lint-only -Wall -Irtl --top-module tw_search_top fpga/ceiling/tw_search_top.v \
 	  rtl/tw_search.v rtl/tw_bitmap.v
+	@$(VERILATOR) --lint-only -Wall -Irtl --top-module tw_core_top fpga/ceiling/tw_core_top.v $(RTL)
 	@for p in "" "-GPARALLEL=1"; do \
 	  $(VERILATOR) --lint-only -Wall -Irtl $$p --top-module scan_top $(CEILING_SCAN) || exit 1; \
 	done

@@ -84,6 +84,7 @@ module tw_core #(
     reg        pend_q;                 // captured, not yet acked
     reg        req_v_q;                // captured, not yet decoded
     reg        req_we_q;
+    reg        req_advrd_q;            // the request is a read of ADVANCE
     reg [5:0]  req_adr_q;
     reg [31:0] req_dat_q;
     wire       bus_hold;               // a jump or an ADVANCE sum is under way
@@ -94,7 +95,7 @@ module tw_core #(
     always @(posedge i_clk)
         if (i_rst) begin
             pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
-            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0;
+            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0;
         end else begin
             if (!pend_q && i_wb_cyc && i_wb_stb && !o_wb_ack) begin
                 pend_q    <= 1'b1;
@@ -102,8 +103,10 @@ module tw_core #(
                 req_we_q  <= i_wb_we;
                 req_adr_q <= i_wb_adr;
                 req_dat_q <= i_wb_dat;
+                req_advrd_q <= !i_wb_we && i_wb_adr == TW_REG_ADVANCE;
             end else if (dec) begin
                 req_v_q <= 1'b0;
+                req_advrd_q <= 1'b0;
             end
             acc1_q   <= dec;
             acc2_q   <= acc1_q;
@@ -223,8 +226,10 @@ module tw_core #(
     wire       j_run;                  // no virtual-time jump under way
     wire       j_lo_go, j_hi_go;       // a jump adds its low, then high, part
     reg [31:0] j_amt_q;
+    // No host step while an ADVANCE read waits in B0, so that B1 reads
+    // what is left without a decrement pending.
     wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q && j_run
-                           && !adv_busy && !(ctrl_vhold_q && (step_q || fly_q || (req_v_q && req_cmd)
+                           && !adv_busy && !req_advrd_q && !(ctrl_vhold_q && (step_q || fly_q || (req_v_q && req_cmd)
                                                               || cmd_fly_q != 3'd0));
     wire       presc_hit = (pc_lo_q == 16'd1 && pc_hi_q == 16'd0 && !reload_q) || presc_q == 32'd0;
     wire       step_d    = step_host || (ctrl_src_q == SRC_INT && ptick_q)
@@ -537,18 +542,22 @@ module tw_core #(
         end
 
     // ================================== event read-out, registered
-    // The head entry's events go out late arm first, then levels upward;
-    // EVT_INFO and EVT_TICK are formed from a twice-registered copy of the
-    // head (head_q is the block RAM's own output register).
-    reg [ENTRY_W-1:0] head_q, head2_q;
-    reg               empty1_q, empty_q;
+    // The head entry's events go out late arm first, then levels upward.
+    // head_q is the block RAM's own output register (the head of the clock
+    // before). From it and the consumed marks, the next event is selected
+    // into registers (sel_*), and EVT_INFO is formed from those and head_q a
+    // clock later. After a change of the head the two disagree for a clock;
+    // accesses are at least five clocks apart, so no read sees that, and
+    // the emptiness that goes with the selection hides a head not yet valid.
+    reg [ENTRY_W-1:0] head_q;
+    reg               empty1_q;        // the FIFO was empty a clock ago (head_q's)
     reg [LEVELS-1:0]  consumed_mask_q;
     reg               consumed_late_q;
-    wire [47:0]          h_tick  = head2_q[ENTRY_W-1 -: 48];
-    wire [LEVELS-1:0]    h_mask  = head2_q[1+LVL_W+SLOT_BITS +: LEVELS];
-    wire                 h_late  = head2_q[LVL_W+SLOT_BITS];
-    wire [LVL_W-1:0]     h_level = head2_q[SLOT_BITS +: LVL_W];
-    wire [SLOT_BITS-1:0] h_slot  = head2_q[0 +: SLOT_BITS];
+    wire [47:0]          h_tick  = head_q[ENTRY_W-1 -: 48];
+    wire [LEVELS-1:0]    h_mask  = head_q[1+LVL_W+SLOT_BITS +: LEVELS];
+    wire                 h_late  = head_q[LVL_W+SLOT_BITS];
+    wire [LVL_W-1:0]     h_level = head_q[SLOT_BITS +: LVL_W];
+    wire [SLOT_BITS-1:0] h_slot  = head_q[0 +: SLOT_BITS];
     wire                 rem_late = h_late && !consumed_late_q;
     wire [LEVELS-1:0]    rem_mask = h_mask & ~consumed_mask_q;
     reg  [LVL_W-1:0]     vis_level;
@@ -563,7 +572,10 @@ module tw_core #(
                 vis_bit   = {{(LEVELS-1){1'b0}}, 1'b1} << hk;
             end
     end
-    wire [SLOT_BITS-1:0] ev_slot = rem_late ? h_slot : h_tick[vis_level*SLOT_BITS +: SLOT_BITS];
+    reg               sel_late_q, sel_last_q, sel_empty_q;
+    reg [LVL_W-1:0]   sel_level_q;
+    reg [LEVELS-1:0]  sel_bit_q;
+    wire [SLOT_BITS-1:0] ev_slot = sel_late_q ? h_slot : h_tick[sel_level_q*SLOT_BITS +: SLOT_BITS];
     wire [11:0] ev_slot12;
     generate
         if (SLOT_BITS == 12) begin : g_slot_full
@@ -573,24 +585,22 @@ module tw_core #(
         end
     endgenerate
     reg [31:0] evt_info_q;
-    reg        ev_last_q, rem_late_q;
-    reg [LEVELS-1:0] vis_bit_q;
     always @(posedge i_clk) begin
-        head_q     <= head;
-        head2_q    <= head_q;
-        empty1_q   <= i_rst || fifo_empty;
-        empty_q    <= i_rst || empty1_q;
-        evt_info_q <= empty_q ? 32'd0
-                    : {1'b1, rem_late, rem_late ? h_level : vis_level, ev_slot12, h_tick[47:32]};
-        ev_last_q  <= rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
-        rem_late_q <= rem_late;
-        vis_bit_q  <= vis_bit;
-        pop_fifo   <= !i_rst && r_pop && !empty_q && ev_last_q;
+        head_q      <= head;
+        empty1_q    <= i_rst || fifo_empty;
+        sel_late_q  <= rem_late;
+        sel_level_q <= vis_level;
+        sel_bit_q   <= vis_bit;
+        sel_last_q  <= rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+        sel_empty_q <= i_rst || empty1_q;
+        evt_info_q  <= sel_empty_q ? 32'd0
+                     : {1'b1, sel_late_q, sel_late_q ? h_level : sel_level_q, ev_slot12, h_tick[47:32]};
+        pop_fifo    <= !i_rst && r_pop && !sel_empty_q && sel_last_q;
         if (i_rst || pop_fifo) begin
             consumed_mask_q <= 0; consumed_late_q <= 1'b0;
-        end else if (r_pop && !empty_q) begin
-            if (rem_late_q) consumed_late_q <= 1'b1;
-            else consumed_mask_q <= consumed_mask_q | vis_bit_q;
+        end else if (r_pop && !sel_empty_q) begin
+            if (sel_late_q) consumed_late_q <= 1'b1;
+            else consumed_mask_q <= consumed_mask_q | sel_bit_q;
         end
     end
 
@@ -761,9 +771,6 @@ module tw_core #(
     reg [31:0] grp_q [0:2];
     reg        rd1_q;
     reg [2:0]  rd1_grp_q;
-    reg        rd1_adv_q;
-    reg [31:0] adv_rd_q;               // {adv_hi - borrow, adv_lo}: ADVANCE less the pending decision
-    reg        adv_rd_pend_q;
     wire        advancing = adv_nz_q || adv_busy || step_q || fly_q || !j_run;
     wire [31:0] status = ({{(31-FIFO_LOG2){1'b0}}, fifo_count} << TW_STATUS_FIFO_COUNT_LSB)
                        | ({31'd0, searching_q} << TW_STATUS_SEARCHING_LSB)
@@ -786,9 +793,6 @@ module tw_core #(
         end
         rd1_q         <= !i_rst && r_acc;
         rd1_grp_q     <= r_adr[5:3];
-        rd1_adv_q     <= r_adr == TW_REG_ADVANCE;
-        adv_rd_q      <= {adv_hi_q - {15'd0, adv_borrow_q}, adv_lo_q};
-        adv_rd_pend_q <= adv_pend_q;
         // Stage 1: eight registers a group, picked by the low address bits.
         case (r_adr[2:0])
             3'd0: grp_q[0] <= TW_ID_MAGIC;       3'd1: grp_q[0] <= {TW_VERSION_MAJOR, TW_VERSION_MINOR};
@@ -797,9 +801,11 @@ module tw_core #(
             3'd6: grp_q[0] <= tick_p[31:0];      default: grp_q[0] <= {16'd0, now_hi_latch_q};
         endcase
         case (r_adr[2:0])
-            3'd0: grp_q[1] <= 32'd0;             3'd1: grp_q[1] <= arm_lo_q;
+            // ADVANCE: no host step was decided in B0, so none is pending.
+            3'd0: grp_q[1] <= {adv_hi_q - {15'd0, adv_borrow_q}, adv_lo_q};
+            3'd1: grp_q[1] <= arm_lo_q;
             3'd2: grp_q[1] <= {16'd0, arm_hi_q}; 3'd3: grp_q[1] <= 32'd0;
-            3'd4: grp_q[1] <= evt_info_q;        3'd5: grp_q[1] <= empty_q ? 32'd0 : h_tick[31:0];
+            3'd4: grp_q[1] <= evt_info_q;        3'd5: grp_q[1] <= empty1_q ? 32'd0 : h_tick[31:0];
             3'd6: grp_q[1] <= cnt_events_q;      default: grp_q[1] <= cnt_late_q;
         endcase
         case (r_adr[2:0])
@@ -809,12 +815,11 @@ module tw_core #(
             3'd6: grp_q[2] <= {coal_thresh_q, coal_holdoff_q};
             default: grp_q[2] <= 32'd0;
         endcase
-        // Stage 2: the group (ADVANCE with its pending decrement taken off).
+        // Stage 2: the group.
         if (i_rst)
             o_wb_dat <= 32'd0;
         else if (rd1_q)
-            o_wb_dat <= rd1_adv_q ? adv_rd_q - {31'd0, adv_rd_pend_q}
-                      : rd1_grp_q == 3'd0 ? grp_q[0] : rd1_grp_q == 3'd1 ? grp_q[1]
+            o_wb_dat <= rd1_grp_q == 3'd0 ? grp_q[0] : rd1_grp_q == 3'd1 ? grp_q[1]
                       : rd1_grp_q == 3'd2 ? grp_q[2] : 32'd0;
     end
 endmodule
