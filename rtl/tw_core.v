@@ -127,7 +127,12 @@ module tw_core #(
     wire [3:0]  d_op    = req_dat_q[TW_CMD_OP_LSB +: 4];
     wire [3:0]  d_level = req_dat_q[TW_CMD_LEVEL_LSB +: 4];
     wire [15:0] d_slot  = req_dat_q[TW_CMD_SLOT_LSB +: 16];
-    wire        d_target_ok = {28'd0, d_level} < LEVELS && {16'd0, d_slot} < SLOTS;
+    // The level and slot exist: bit tests, not comparisons (which become
+    // carry chains).
+    localparam [15:0] SLOT_HIGH = ~(SLOTS[15:0] - 16'd1);   // bits no slot has
+    localparam [3:0]  LEVEL_OK  = (4'd1 << LEVELS) - 4'd1;    // one bit per level the build has
+    wire        d_target_ok = d_level[3:2] == 2'd0 && LEVEL_OK[d_level[1:0]]
+                              && (d_slot & SLOT_HIGH) == 16'd0;
     reg         d_addr_ok;             // the access names a register that allows it
     always @(*)
         case (req_adr_q)
@@ -655,90 +660,86 @@ module tw_core #(
     // adds min(A - 1 - now, what ADVANCE has left) in a few clocks: low
     // half, carry, high part; ADVANCE's remainder the same. A command that
     // slipped in, or a new search, calls the jump off.
-    localparam [2:0] J_RUN = 3'd0, J_WAIT = 3'd1, J_CMP = 3'd2, J_SEL = 3'd3,
-                     J_LO = 3'd4, J_CARRY = 3'd5, J_HI = 3'd6, J_END = 3'd7;
-    reg [2:0]  j_state;
-    reg [3:0]  j_cnt;
+    // The jump's states, one flop each (J_LO and J_HI are j_lo_q and
+    // j_hi_q): J_WAIT (7 clocks), J_CMP, J_SEL, J_LO, J_CARRY, J_HI, J_END
+    // (3 clocks, 2 when called off); j_busy_q while any runs. After a jump
+    // none starts for 8 clocks (j_cool).
+    reg        j_wait_q, j_cmp_q, j_sel_q, j_carry_q, j_end_q, j_busy_q;
+    reg [2:0]  j_wc;                   // clocks left in J_WAIT or J_END
+    reg [3:0]  j_cool;
     reg        j_seen, j_big, j_bad, j_far_q, j_adv_far_q, j_go_q;
     reg [3:0]  j_lt;                   // gap < left, per byte
     reg [3:1]  j_eq;                   // gap == left, per byte (the lowest need not)
     reg        j_lo_q, j_hi_q;
     wire [31:0] adv_left = {adv_hi_q, adv_lo_q};
     wire        j_less   = j_lt[3] || (j_eq[3] && (j_lt[2] || (j_eq[2] && (j_lt[1] || (j_eq[1] && j_lt[0])))));
+    wire        j_start  = j_go_q && !j_busy_q && !pend_q && !adv_busy && !w_adv && !hold_q;
+    // Off if a command came or the search started again, the answer went,
+    // time has reached it, or there is nothing to jump.
+    wire        j_abort  = j_seen || !srch_valid || !n2_v || ctrl_src_q != SRC_HOST || j_bad;
+    wire        j_last   = j_wc == 3'd1;
     integer jb;
-    assign j_run   = j_state == J_RUN;
+    assign j_run   = !j_busy_q;
     assign j_lo_go = j_lo_q;
     assign j_hi_go = j_hi_q;
     // Also while a CMD is in flight, so that the next access sees its late
     // arm in the FIFO (and HOLD).
-    assign bus_hold = !j_run || adv_busy || w_adv || cmd_fly_q > 3'd1;
+    assign bus_hold = j_busy_q || adv_busy || w_adv || cmd_fly_q > 3'd1;
     always @(posedge i_clk) begin
         // Far: at least 32 ticks to go (2 with VHOLD, where the alternative
         // is a tick every ten clocks), from the gap two clocks old.
         j_far_q     <= n2_v && !n2_gap[47] && (ctrl_vhold_q ? |n2_gap[46:1] : |n2_gap[46:5]);
         j_adv_far_q <= ctrl_vhold_q ? |adv_left[31:1] : |adv_left[31:5];
         j_go_q      <= !i_rst && ctrl_src_q == SRC_HOST && adv_nz_q && n2_v && srch_valid
-                       && (j_far_q || !n2_f) && j_adv_far_q && j_run && j_cnt == 4'd0
+                       && (j_far_q || !n2_f) && j_adv_far_q && !j_busy_q && j_cool == 4'd0
                        && !hold_q && !adv_busy && !w_adv;
     end
     always @(posedge i_clk)
         if (i_rst) begin
-            j_state <= J_RUN; j_cnt <= 4'd0; j_seen <= 1'b0;
+            j_wait_q <= 1'b0; j_cmp_q <= 1'b0; j_sel_q <= 1'b0; j_carry_q <= 1'b0; j_end_q <= 1'b0;
+            j_busy_q <= 1'b0; j_wc <= 3'd0; j_cool <= 4'd0; j_seen <= 1'b0;
             j_lo_q <= 1'b0; j_hi_q <= 1'b0; lo_add_q <= {{(HALF-1){1'b0}}, 1'b1}; j_amt_q <= 32'd0;
             j_big <= 1'b0; j_lt <= 4'd0; j_eq <= 3'd0; j_bad <= 1'b0;
         end else begin
-            j_lo_q   <= 1'b0;
-            j_hi_q   <= 1'b0;
+            j_wait_q  <= j_start || (j_wait_q && !j_last);   // the counter and the gap settle
+            j_cmp_q   <= j_wait_q && j_last;
+            j_sel_q   <= j_cmp_q;
+            j_lo_q    <= j_sel_q && !j_abort;                // low halves added
+            j_carry_q <= j_lo_q;                             // carry and borrow move up
+            j_hi_q    <= j_carry_q;                          // high parts added
+            j_end_q   <= (j_sel_q && j_abort) || j_hi_q || (j_end_q && !j_last);
+            j_busy_q  <= j_start || (j_busy_q && !(j_end_q && j_last));
+            if (j_start)
+                j_wc <= 3'd7;
+            else if (j_sel_q && j_abort)
+                j_wc <= 3'd2;
+            else if (j_hi_q)
+                j_wc <= 3'd3;
+            else if (j_wait_q || j_end_q)
+                j_wc <= j_wc - 3'd1;
+            if (j_end_q && j_last)
+                j_cool <= 4'd8;
+            else if (j_cool != 4'd0 && !j_busy_q)
+                j_cool <= j_cool - 4'd1;
+            if (j_start)
+                j_seen <= 1'b0;
+            else if (cmd_v || srch_start_q)
+                j_seen <= 1'b1;
+            if (j_cmp_q) begin         // the gap against what ADVANCE has left
+                // Nothing to jump: time has reached the answer, it is the
+                // next tick, or nothing is left.
+                j_bad <= (n2_f && (n2_gap[47] || n2_gap == 48'd0)) || adv_left == 32'd0;
+                j_big <= !n2_f || |n2_gap[47:32];
+                for (jb = 0; jb < 4; jb = jb + 1)
+                    j_lt[jb] <= n2_gap[jb*8 +: 8] < adv_left[jb*8 +: 8];
+                for (jb = 1; jb < 4; jb = jb + 1)
+                    j_eq[jb] <= n2_gap[jb*8 +: 8] == adv_left[jb*8 +: 8];
+            end
             lo_add_q <= {{(HALF-1){1'b0}}, 1'b1};
-            if (cmd_v || srch_start_q) j_seen <= 1'b1;
-            case (j_state)
-                J_RUN: begin
-                    if (j_cnt != 4'd0) j_cnt <= j_cnt - 4'd1;
-                    if (j_go_q && !pend_q && !adv_busy && !w_adv && !hold_q) begin
-                        j_state <= J_WAIT; j_cnt <= 4'd7; j_seen <= 1'b0;
-                    end
-                end
-                J_WAIT: begin          // the counter and the gap settle
-                    j_cnt <= j_cnt - 4'd1;
-                    if (j_cnt == 4'd1) j_state <= J_CMP;
-                end
-                J_CMP: begin           // the gap against what ADVANCE has left
-                    // Nothing to jump: time has reached the answer, it is
-                    // the next tick, or nothing is left.
-                    j_bad   <= (n2_f && (n2_gap[47] || n2_gap == 48'd0)) || adv_left == 32'd0;
-                    j_big   <= !n2_f || |n2_gap[47:32];
-                    for (jb = 0; jb < 4; jb = jb + 1)
-                        j_lt[jb] <= n2_gap[jb*8 +: 8] < adv_left[jb*8 +: 8];
-                    for (jb = 1; jb < 4; jb = jb + 1)
-                        j_eq[jb] <= n2_gap[jb*8 +: 8] == adv_left[jb*8 +: 8];
-                    j_state <= J_SEL;
-                end
-                J_SEL: begin
-                    // Off if a command came or the search started again,
-                    // the answer went, time has reached it, or there is
-                    // nothing to jump.
-                    if (j_seen || !srch_valid || !n2_v || ctrl_src_q != SRC_HOST || j_bad) begin
-                        j_state <= J_END; j_cnt <= 4'd2;
-                    end else begin
-                        j_amt_q  <= j_big || !j_less ? adv_left : n2_gap[31:0];
-                        lo_add_q <= j_big || !j_less ? adv_left[HALF-1:0] : n2_gap[HALF-1:0];
-                        j_lo_q  <= 1'b1;
-                        j_state <= J_LO;
-                    end
-                end
-                J_LO:    j_state <= J_CARRY;   // low halves added (j_lo_go)
-                J_CARRY: begin                 // carry and borrow move up
-                    j_hi_q  <= 1'b1;
-                    j_state <= J_HI;
-                end
-                J_HI: begin                    // high parts added (j_hi_go)
-                    j_state <= J_END; j_cnt <= 4'd3;
-                end
-                default: begin                 // tick_p, tick_v and ADVANCE's flag settle
-                    j_cnt <= j_cnt - 4'd1;
-                    if (j_cnt == 4'd1) begin j_state <= J_RUN; j_cnt <= 4'd8; end
-                end
-            endcase
+            if (j_sel_q && !j_abort) begin
+                j_amt_q  <= j_big || !j_less ? adv_left : n2_gap[31:0];
+                lo_add_q <= j_big || !j_less ? adv_left[HALF-1:0] : n2_gap[HALF-1:0];
+            end
         end
 
     // ================================================ interrupt, coalescing
