@@ -823,5 +823,92 @@ module tw_core #(
             o_wb_dat <= rd1_grp_q == 3'd0 ? grp_q[0] : rd1_grp_q == 3'd1 ? grp_q[1]
                       : rd1_grp_q == 3'd2 ? grp_q[2] : 32'd0;
     end
+`ifdef FORMAL
+    // ==================================================================
+    // Formal properties, proved by tests/formal/run.sh at a small geometry
+    // (docs/verification.md lists them and their proofs). The run starts in
+    // reset and stays out of it; the bus, the tick input and so every tick
+    // source are otherwise free. With TW_CORE_F_INDUCT only the properties
+    // proved by k-induction are kept (they and their helper invariants on
+    // the pipeline hold in every reachable state); without it the rest,
+    // which compare the chip with a shadow bitmap kept from the commands,
+    // are proved by BMC from reset.
+    reg f_past_valid;
+    initial f_past_valid = 1'b0;
+    always @(posedge i_clk)
+        f_past_valid <= 1'b1;
+    always @(*)
+        assume(i_rst == !f_past_valid);
+
+    // ---------------------------------------------------------------- bus
+    // An access is taken in a clock with cyc & stb, ack low and no access
+    // outstanding (taken, not yet acked); f_wait counts the clocks since
+    // (R = 0, B0 = 1, ..., the ack at B3 = 4 without a hold).
+    localparam integer F_DEC_MAX = 16;   // B0 at most 16 clocks after R
+    localparam integer F_ACK_MAX = F_DEC_MAX + 3;
+    reg       f_out;
+    reg [5:0] f_wait;
+    wire      f_take = i_wb_cyc && i_wb_stb && !o_wb_ack && !f_out;
+    always @(posedge i_clk)
+        if (i_rst) begin
+            f_out <= 1'b0; f_wait <= 6'd0;
+        end else if (f_take) begin
+            f_out <= 1'b1; f_wait <= 6'd1;
+        end else begin
+            if (o_wb_ack) f_out <= 1'b0;
+            f_wait <= f_out && !o_wb_ack ? f_wait + 6'd1 : 6'd0;
+        end
+    // What still holds a waiting request in B0, in clocks (0: decoded now):
+    // the jump's states, the ADVANCE sum, a CMD in flight, and with VHOLD
+    // the ticks in flight before a CMD.
+    reg [4:0] f_hold_j, f_hold_a, f_hold_c, f_hold_f, f_hold;
+    always @(*) begin
+        f_hold_j = j_wait_q ? {2'd0, j_wc} + 5'd8 : j_cmp_q ? 5'd8 : j_sel_q ? 5'd7 : j_lo_q ? 5'd6
+                 : j_carry_q ? 5'd5 : j_hi_q ? 5'd4 : j_end_q ? {2'd0, j_wc} : 5'd0;
+        f_hold_a = w_adv ? 5'd6 : adv_st_q == 3'd0 ? 5'd0 : 5'd6 - {2'd0, adv_st_q};
+        f_hold_c = cmd_fly_q > 3'd1 ? {2'd0, cmd_fly_q} - 5'd1 : 5'd0;
+        f_hold_f = !(vmode && req_cmd) ? 5'd0 : step_q ? 5'd9 : step_c_q ? 5'd8 : step_p_q ? 5'd7
+                 : step_v ? 5'd6 : step_h1 ? 5'd5 : step_h2 ? 5'd4 : step_g ? 5'd3 : step_e ? 5'd2
+                 : fly_q ? 5'd1 : 5'd0;
+        f_hold = f_hold_j;
+        if (f_hold_a > f_hold) f_hold = f_hold_a;
+        if (f_hold_c > f_hold) f_hold = f_hold_c;
+        if (f_hold_f > f_hold) f_hold = f_hold_f;
+    end
+    always @(*) if (f_past_valid) begin
+        assert(!o_wb_stall);
+        // Never an ack without a taken request; the ack ends it (one ack
+        // per request), within the bound (the contract: under 40 clocks).
+        if (o_wb_ack) assert(f_out && f_wait <= F_ACK_MAX);
+        if (f_out) assert(f_wait >= 1 && f_wait <= F_ACK_MAX);
+        if (f_out && !o_wb_ack) assert(f_wait < F_ACK_MAX);
+        // Helpers: the access's stages are one-hot and bound its wait.
+        assert(pend_q == (f_out && !o_wb_ack));
+        assert({3'd0, req_v_q} + {3'd0, acc1_q} + {3'd0, acc2_q} + {3'd0, o_wb_ack} == {3'd0, f_out});
+        if (req_v_q) assert({1'b0, f_wait} + {2'b0, f_hold} <= F_DEC_MAX && (f_hold == 0) == dec);
+        if (step_c_q || step_p_q || step_v || step_h1 || step_h2 || step_g || step_e) assert(fly_q);
+        if (acc1_q)  assert(f_wait <= F_DEC_MAX + 1);
+        if (acc2_q)  assert(f_wait <= F_DEC_MAX + 2);
+        if (w_ctrl || w_presc || w_status || w_adv || w_arm_lo || w_arm_hi || w_cmd || w_search
+            || w_coal || r_acc || bad_acc) assert(acc1_q);
+        if (c_any || c_set || c_clear || c_clear_all || c_bad || rd1_q) assert(acc2_q);
+        if (!req_v_q) assert(!req_advrd_q);
+        // The jump's states, one at a time, and the bus free at its start.
+        assert({3'd0, j_wait_q} + {3'd0, j_cmp_q} + {3'd0, j_sel_q} + {3'd0, j_lo_q} + {3'd0, j_carry_q}
+               + {3'd0, j_hi_q} + {3'd0, j_end_q} == {3'd0, j_busy_q});
+        if (j_wait_q) assert(j_wc >= 3'd1 && j_wc <= 3'd7);
+        if (j_end_q)  assert(j_wc >= 3'd1 && j_wc <= 3'd3);
+        if (j_busy_q) assert(!acc1_q && !acc2_q);
+        assert(adv_st_q <= 3'd5);
+        if (adv_st_q != 3'd0) assert(!j_busy_q && !w_adv);
+        // A CMD in flight, stage by stage, and the next one 7 clocks later.
+        if (w_cmd)   assert(cmd_fly_q == 3'd7);
+        if (c_any)   assert(cmd_fly_q == 3'd6);
+        if (cmd_h1)  assert(cmd_fly_q == 3'd5);
+        if (cmd_h2)  assert(cmd_fly_q == 3'd4);
+        if (cmd_g)   assert(cmd_fly_q == 3'd3);
+        if (cmd_e)   assert(cmd_fly_q == 3'd2);
+    end
+`endif
 endmodule
 `default_nettype wire
