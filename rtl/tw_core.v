@@ -839,6 +839,46 @@ module tw_core #(
         f_past_valid <= 1'b1;
     always @(*)
         assume(i_rst == !f_past_valid);
+    reg f_past2;                       // a clock after reset: every flop written since
+    initial f_past2 = 1'b0;
+    always @(posedge i_clk)
+        f_past2 <= f_past_valid;
+    // The search's interface (rtl/tw_search.v): o_valid falls only in the
+    // clock after a start, rises no sooner than F_SRCH_MIN clocks after it
+    // (the least cost is 12 + LEVELS * min(5, NW + 1) >= 14), and the answer
+    // changes only as o_valid rises. The jump relies on it (a start in the
+    // jump's first clock is not marked in j_seen, but no answer can come
+    // back before J_SEL checks o_valid). Assumed in the induction, asserted
+    // in the BMC proofs.
+    localparam integer F_SRCH_MIN = 14;
+    reg [5:0] f_sst;                   // clocks since the search's last start
+    always @(posedge i_clk)
+        f_sst <= i_rst ? 6'd0 : srch_start_q ? 6'd1 : f_sst == 6'd63 ? f_sst : f_sst + 6'd1;
+`ifdef TW_CORE_F_INDUCT
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            if ($past(srch_valid) && srch_valid)
+                assume(srch_next == $past(srch_next) && srch_found == $past(srch_found));
+            if ($past(srch_valid) && !$past(srch_start_q))
+                assume(srch_valid);
+            if ($past(srch_start_q))
+                assume(!srch_valid);
+        end
+    always @(*)
+        if (f_past2 && srch_valid) assume(f_sst >= F_SRCH_MIN);
+`else
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            if ($past(srch_valid) && srch_valid)
+                assert(srch_next == $past(srch_next) && srch_found == $past(srch_found));
+            if ($past(srch_valid) && !$past(srch_start_q))
+                assert(srch_valid);
+            if ($past(srch_start_q))
+                assert(!srch_valid);
+        end
+    always @(*)
+        if (f_past2 && srch_valid) assert(f_sst >= F_SRCH_MIN);
+`endif
 
     // ---------------------------------------------------------------- bus
     // An access is taken in a clock with cyc & stb, ack low and no access
@@ -908,6 +948,157 @@ module tw_core #(
         if (cmd_h2)  assert(cmd_fly_q == 3'd4);
         if (cmd_g)   assert(cmd_fly_q == 3'd3);
         if (cmd_e)   assert(cmd_fly_q == 3'd2);
+    end
+
+    // --------------------------------------------------------------- time
+    // f_cnt: the counter with the carry between its halves added; f_left:
+    // what ADVANCE has left after every decision so far.
+    wire [47:0] f_cnt  = {hi_q, lo_q} + {23'd0, carry_q, 24'd0};
+    wire [31:0] f_adv_raw = {adv_hi_q, adv_lo_q} - {15'd0, adv_borrow_q, 16'd0};
+    wire [31:0] f_left = f_adv_raw - {31'd0, adv_pend_q};
+    reg  [47:0] f_jbase;               // the counter as the jump adds its low part
+    always @(posedge i_clk)
+        if (j_lo_q) f_jbase <= f_cnt;
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            // One tick per decided step, a clock later (C1), outside a
+            // jump's additions; a jump adds exactly its amount.
+            if (!$past(j_lo_q) && !$past(j_hi_q))
+                assert(f_cnt == $past(f_cnt) + {47'd0, $past(step_q)});
+            if ($past(j_hi_q))
+                assert(f_cnt == f_jbase + {16'd0, j_amt_q});
+            assert(step_q == $past(step_d));
+        end
+    always @(*) if (f_past_valid) begin
+        // Real-time sources never wait; virtual time steps only while
+        // ADVANCE has ticks left, HOLD is clear and no jump runs.
+        if (ctrl_src_q == SRC_INT) assert(step_d == ptick_q);
+        if (ctrl_src_q == SRC_EXT) assert(step_d == (ext_q[1] && !ext_q[2]));
+        if (ctrl_src_q == SRC_HOST && step_d)
+            assert(f_left != 32'd0 && !hold_q && !j_busy_q && !adv_busy);
+        if (ctrl_src_q == 2'd3) assert(!step_d);
+        // With VHOLD, a step only with no tick and no CMD in flight.
+        if (vmode && step_d)
+            assert(!step_q && !fly_q && cmd_fly_q == 3'd0 && !(req_v_q && req_cmd));
+        // The jump: only in virtual time, never past what ADVANCE has
+        // left, never nothing; the counter steps not while it adds.
+        if (j_lo_q) assert(ctrl_src_q == SRC_HOST && j_amt_q != 32'd0 && j_amt_q <= f_left);
+        if (j_busy_q && !(j_wait_q && j_wc == 3'd7)) assert(!step_q);
+        if (j_busy_q) assert(ctrl_src_q == SRC_HOST);
+        // The ticks in flight at the jump's start reach V during J_WAIT, so
+        // the counter, tick_p and tick_v agree from J_WAIT's fourth clock.
+        if (j_wait_q && j_wc <= 3'd5) assert(!carry_q && !step_c_q && lo_d_q == lo_q);
+        if (j_wait_q && j_wc <= 3'd4) assert(!step_p_q && tick_v == tick_p);
+        // The answer the jump started on has stood since the clock before.
+        if (j_go_q && srch_valid) assert(f_sst >= F_SRCH_MIN + 1);
+        if (j_go_q && !srch_valid) assert(f_sst == 6'd1);
+        if (j_wait_q && srch_valid) assert({3'd0, f_sst} >= F_SRCH_MIN + 9 - j_wc);
+        if (j_cmp_q && srch_valid) assert(f_sst >= F_SRCH_MIN + 9);
+        if (j_sel_q && srch_valid) assert(f_sst >= F_SRCH_MIN + 10);
+        if (j_wait_q && !srch_valid) assert({3'd0, f_sst} <= 9 - j_wc);
+        if (j_cmp_q && !srch_valid) assert(f_sst <= 6'd9);
+        if (j_sel_q && !srch_valid) assert(f_sst <= 6'd10);
+        if (j_cmp_q || j_sel_q) assert(!carry_q && !step_c_q && !step_p_q && lo_d_q == lo_q && tick_v == tick_p);
+        if (j_go_q && ctrl_src_q != SRC_HOST) assert(acc2_q);
+        assert(lo_add_q == (j_lo_q ? j_amt_q[HALF-1:0] : {{(HALF-1){1'b0}}, 1'b1}));
+        if (j_carry_q || j_hi_q) assert(f_cnt == f_jbase + {24'd0, j_amt_q[HALF-1:0]});
+        if (j_hi_q) assert(!carry_q);
+        // Helpers: ADVANCE's halves and flag.
+        if (adv_borrow_q && !j_carry_q) assert(adv_lo_q == 16'hFFFF);
+        if (adv_borrow_q) assert(adv_hi_q != 16'd0);
+        if (adv_pend_q) assert(f_adv_raw != 32'd0);
+        if (!j_carry_q && !j_hi_q && !(j_end_q && j_wc == 3'd3) && adv_st_q != 3'd4 && adv_st_q != 3'd5)
+            assert(adv_nz_q == (f_left != 32'd0));
+        if ((j_wait_q && j_wc <= 3'd5) || j_cmp_q || j_sel_q || j_lo_q)
+            assert(!adv_pend_q && !adv_borrow_q);
+    end
+
+    // -------------------------------------------- entries: nothing lost
+    reg [2:0] f_nev_e;
+    integer fk;
+    always @(*) begin
+        f_nev_e = {2'b00, late_e};
+        for (fk = 0; fk < LEVELS; fk = fk + 1)
+            f_nev_e = f_nev_e + {2'b00, hit_e[fk]};
+    end
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            // Every entry formed with an event (G) is pushed (E) ...
+            assert(push_e == (|$past(hit_g) || $past(late_g)));
+            // ... and either queued and counted, or counted as dropped
+            // with OVERFLOW set; nothing else moves the counts or sets it.
+            if ($past(push_e && push_ok))
+                assert(cnt_events_q == $past(cnt_events_q) + {29'd0, $past(f_nev_e)});
+            else
+                assert(cnt_events_q == $past(cnt_events_q));
+            if ($past(push_e && !push_ok))
+                assert(overflow_q && cnt_overflow_q == $past(cnt_overflow_q) + {29'd0, $past(f_nev_e)});
+            else
+                assert(cnt_overflow_q == $past(cnt_overflow_q));
+            if (overflow_q && !$past(overflow_q))
+                assert($past(push_e && !push_ok));
+            // HOLD: set by a queued entry under VHOLD (a clear loses to it).
+            if ($past(push_e && push_ok && vmode))
+                assert(hold_q);
+            if (hold_q && !$past(hold_q))
+                assert($past(push_e && push_ok && vmode));
+            // The FIFO's count moves with the pushes and pops.
+            assert(fifo_count == $past(fifo_count) + {{(FW-1){1'b0}}, $past(push_e && push_ok)}
+                                 - {{(FW-1){1'b0}}, $past(pop_fifo && !fifo_empty)});
+        end
+    always @(*) if (f_past_valid) begin
+        assert(fifo_count <= DEPTH[FW-1:0]);
+        if (f_past2) assert(n_ev_e == f_nev_e);
+        if (push_e) assert(f_nev_e != 3'd0);
+    end
+
+    // ------------------------------ virtual time never overruns the FIFO
+    // f_h_*: the stages that hold a tick decided in virtual time (the host's
+    // steps). No entry with such a tick finds the FIFO full: the room flag's
+    // margin covers every tick and CMD in flight.
+    reg [7:0] f_h;                     // C1, C2, P, V, H1, H2, G, E
+    wire [7:0] f_ts = {step_e, step_g, step_h2, step_h1, step_v, step_p_q, step_c_q, step_q};
+    wire [5:0] f_cs = {cmd_e, cmd_g, cmd_h2, cmd_h1, c_any, w_cmd};   // B1, V, H1, H2, G, E
+    reg  [5:0] f_claim [0:7];
+    integer fs, ft;
+    always @(*)
+        for (fs = 0; fs < 8; fs = fs + 1) begin
+            f_claim[fs] = {{(6-FW){1'b0}}, fifo_count};
+            for (ft = 0; ft < 8; ft = ft + 1)
+                if (ft >= fs) f_claim[fs] = f_claim[fs] + {5'd0, f_ts[ft]};
+            // A CMD in stage j (B1 = 0 .. E = 5) is pushed 5 - j clocks on,
+            // the tick 7 - s clocks on.
+            for (ft = 0; ft < 6; ft = ft + 1)
+                if (ft >= fs - 2) f_claim[fs] = f_claim[fs] + {5'd0, f_cs[ft]};
+            if (fs == 0) f_claim[fs] = f_claim[fs] + {5'd0, !(|f_cs[4:0])};
+            if (fs == 1) f_claim[fs] = f_claim[fs] + {5'd0, !(|f_cs)};
+        end
+    always @(posedge i_clk)
+        f_h <= i_rst ? 8'd0 : {f_h[6:0], step_host};
+    always @(*) if (f_past_valid) begin
+        if (push_e && f_h[7]) assert(push_ok);
+        // Helpers: the stages' flags, and the count of what is in flight.
+        // A virtual tick in stage s: the FIFO's entries, what is in flight
+        // to be pushed no later than it, and a CMD that may still come
+        // before it (one at most: CMDs are 7 clocks apart) fit.
+        for (fs = 0; fs < 8; fs = fs + 1)
+            if (f_h[fs]) assert(f_claim[fs] <= DEPTH);
+        if (f_h[0]) assert(step_q);   if (f_h[1]) assert(step_c_q); if (f_h[2]) assert(step_p_q);
+        if (f_h[3]) assert(step_v);   if (f_h[4]) assert(step_h1);  if (f_h[5]) assert(step_h2);
+        if (f_h[6]) assert(step_g);   if (f_h[7]) assert(step_e);
+        assert(fly_n_q == {3'd0, step_c_q} + {3'd0, step_p_q} + {3'd0, step_v} + {3'd0, step_h1}
+                          + {3'd0, step_h2} + {3'd0, step_g} + {3'd0, step_e} + {3'd0, c_any}
+                          + {3'd0, cmd_h1} + {3'd0, cmd_h2} + {3'd0, cmd_g} + {3'd0, cmd_e});
+        if (late_e) assert(cmd_e);
+        if (late_g) assert(cmd_g);
+        if (late_h2) assert(cmd_h2);
+        if (late_h1) assert(cmd_h1);
+        if (f_past2 && |hit_e) assert(step_e);
+        if (|visit_g) assert(step_g);
+        if (|visit_h2) assert(step_h2);
+        if (|visit_h1) assert(step_h1);
+        if (|visit_v) assert(step_v);
+        if (late_v) assert(c_any);
     end
 `endif
 endmodule

@@ -114,7 +114,7 @@ prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove spi              ind     2 4 tw_spi "$spi" ""
 prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
-prove core-ind         ind     3 8 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
+prove core-ind         ind     4 8 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
 if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
     prove core-cover       cover   12 12 tw_core "$core" "$geo"
