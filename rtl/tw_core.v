@@ -854,30 +854,19 @@ module tw_core #(
     reg [5:0] f_sst;                   // clocks since the search's last start
     always @(posedge i_clk)
         f_sst <= i_rst ? 6'd0 : srch_start_q ? 6'd1 : f_sst == 6'd63 ? f_sst : f_sst + 6'd1;
+    // Combinational (a clocked assumption would bind the clock before).
+    reg        f_sv_q, f_ss_q, f_sf_q;
+    reg [47:0] f_sn_q;
+    always @(posedge i_clk) begin
+        f_sv_q <= srch_valid; f_ss_q <= srch_start_q; f_sf_q <= srch_found; f_sn_q <= srch_next;
+    end
+    wire f_srch_ok = (!(f_sv_q && srch_valid) || (srch_next == f_sn_q && srch_found == f_sf_q))
+                     && (!(f_sv_q && !f_ss_q) || srch_valid) && (!f_ss_q || !srch_valid)
+                     && (!srch_valid || f_sst >= F_SRCH_MIN);
 `ifdef TW_CORE_F_INDUCT
-    always @(posedge i_clk)
-        if (f_past_valid && !$past(i_rst)) begin
-            if ($past(srch_valid) && srch_valid)
-                assume(srch_next == $past(srch_next) && srch_found == $past(srch_found));
-            if ($past(srch_valid) && !$past(srch_start_q))
-                assume(srch_valid);
-            if ($past(srch_start_q))
-                assume(!srch_valid);
-        end
-    always @(*)
-        if (f_past2 && srch_valid) assume(f_sst >= F_SRCH_MIN);
+    always @(*) if (f_past2) assume(f_srch_ok);
 `else
-    always @(posedge i_clk)
-        if (f_past_valid && !$past(i_rst)) begin
-            if ($past(srch_valid) && srch_valid)
-                assert(srch_next == $past(srch_next) && srch_found == $past(srch_found));
-            if ($past(srch_valid) && !$past(srch_start_q))
-                assert(srch_valid);
-            if ($past(srch_start_q))
-                assert(!srch_valid);
-        end
-    always @(*)
-        if (f_past2 && srch_valid) assert(f_sst >= F_SRCH_MIN);
+    always @(*) if (f_past2) assert(f_srch_ok);
 `endif
 
     // ---------------------------------------------------------------- bus
@@ -1100,6 +1089,93 @@ module tw_core #(
         if (|visit_v) assert(step_v);
         if (late_v) assert(c_any);
     end
+
+    // ----------------------------------- visits and late arms, as defined
+    // Level k visits on every tick whose low k*b bits are zero; a SET is late
+    // when tick_v has reached its armed tick (mod 2^48) and this clock's
+    // visit of the same level is not of its slot.
+    reg [LEVELS-1:0] f_visit_v;
+    integer fv;
+    always @(*)
+        for (fv = 0; fv < LEVELS; fv = fv + 1)
+            f_visit_v[fv] = step_v && (tick_v & ((48'd1 << (fv * SLOT_BITS)) - 48'd1)) == 48'd0;
+    wire [47:0] f_arm_ago = tick_v - {arm_hi_q, arm_lo_q};
+    wire        f_reached = !f_arm_ago[47];
+    wire        f_seen_v  = visit_v[c_lvl] && tick_v[c_lvl * SLOT_BITS +: SLOT_BITS] == c_slot;
+    always @(*) if (f_past2) begin
+        assert(visit_v == f_visit_v);
+        if (c_set) assert(late_v == (f_reached && !f_seen_v));
+        if (!c_set) assert(!late_v);
+    end
+    always @(posedge i_clk)
+        if (f_past2) assert(tick_v == $past(tick_p));
+
+    // ------------------------------------------------- the jump's landing
+    // It lands before the answer that stood through J_SEL (so it crosses no
+    // busy visit the search has seen).
+    wire [47:0] f_to_next = srch_next - f_cnt;
+    always @(*) if (f_past_valid)
+        if (j_lo_q) assert(srch_valid && (!srch_found || {16'd0, j_amt_q} < f_to_next));
+
+`ifndef TW_CORE_F_INDUCT
+    // ---------------------------------------------- against a shadow bitmap
+    // Kept from the commands as they reach V (from reset, so BMC): a visit
+    // hits exactly when its slot is busy (after the write of its own V
+    // clock), and the search's answer is the earliest busy visit after its
+    // base.
+    localparam integer F_BITS = LEVELS * SLOTS;
+    reg  [F_BITS-1:0] f_bm;
+    reg  [F_BITS-1:0] f_bm_next;
+    integer fb;
+    always @(*) begin
+        f_bm_next = f_bm;
+        if (bm_clear)
+            f_bm_next = 0;
+        else
+            for (fb = 0; fb < LEVELS; fb = fb + 1)
+                if (c_wr[fb]) f_bm_next[fb * SLOTS + c_slot] = c_set;
+    end
+    always @(posedge i_clk)
+        f_bm <= f_bm_next;
+    reg [LEVELS-1:0] f_busy_v, f_busy_h1, f_busy_h2, f_busy_g;
+    always @(*)
+        for (fb = 0; fb < LEVELS; fb = fb + 1)
+            f_busy_v[fb] = f_bm_next[fb * SLOTS + tick_v[fb * SLOT_BITS +: SLOT_BITS]];
+    always @(posedge i_clk) begin
+        f_busy_h1 <= f_busy_v; f_busy_h2 <= f_busy_h1; f_busy_g <= f_busy_h2;
+    end
+    reg [2:0] f_age;
+    initial f_age = 3'd0;
+    always @(posedge i_clk)
+        if (f_age != 3'd7) f_age <= f_age + 3'd1;
+    always @(*) if (f_age >= 3'd5)
+        assert(hit_g == (visit_g & f_busy_g));
+
+    // The earliest busy visit after srch_base_q, by brute force.
+    reg [47:0] f_best;
+    reg        f_any;
+    reg [47:0] f_d;
+    reg [SLOT_BITS-1:0] f_sl;
+    integer fo;
+    always @(*) begin
+        f_best = 48'd0; f_any = 1'b0;
+        for (fb = 0; fb < LEVELS; fb = fb + 1)
+            for (fo = 1; fo <= SLOTS; fo = fo + 1) begin
+                f_sl = srch_base_q[fb * SLOT_BITS +: SLOT_BITS] + fo[SLOT_BITS-1:0];
+                f_d  = (fo << (fb * SLOT_BITS)) - (srch_base_q & ((48'd1 << (fb * SLOT_BITS)) - 48'd1));
+                if (f_bm[fb * SLOTS + f_sl] && (!f_any || f_d < f_best)) begin
+                    f_best = f_d; f_any = 1'b1;
+                end
+            end
+    end
+    reg f_dirty;                       // the bitmap changed since the search's start
+    always @(posedge i_clk)
+        f_dirty <= i_rst ? 1'b0 : (bm_clear || |c_wr) ? 1'b1 : srch_start_q ? 1'b0 : f_dirty;
+    always @(*) if (f_past2 && srch_valid && !srch_start_q && !f_dirty) begin
+        assert(srch_found == f_any);
+        if (f_any) assert(srch_next == srch_base_q + f_best);
+    end
+`endif
 `endif
 endmodule
 `default_nettype wire
