@@ -839,6 +839,21 @@ module tw_core #(
         f_past_valid <= 1'b1;
     always @(*)
         assume(i_rst == !f_past_valid);
+`ifdef TW_CORE_F_COVER
+    // ------------------------------------------------------------- covers
+    // The interesting states are reachable (the model as it is, no property
+    // assumed; TW_CORE_F_COVER = 1 .. 4 picks one, for cover runs of their
+    // own depth).
+    reg f_hold_seen;
+    always @(posedge i_clk)
+        f_hold_seen <= !i_rst && (f_hold_seen || hold_q);
+    always @(*) if (f_past_valid && !i_rst) begin
+        if (`TW_CORE_F_COVER == 1) cover(late_e && push_e && push_ok);       // a late SET queued
+        if (`TW_CORE_F_COVER == 2) cover(hold_q && vmode && !advancing);    // VHOLD: time stopped on the event
+        if (`TW_CORE_F_COVER == 3) cover(j_hi_q && j_amt_q > 32'd2);        // a virtual-time jump
+        if (`TW_CORE_F_COVER == 4) cover(push_e && !push_ok);                // an entry dropped: overflow
+    end
+`else
     reg f_past2;                       // a clock after reset: every flop written since
     initial f_past2 = 1'b0;
     always @(posedge i_clk)
@@ -1175,6 +1190,7 @@ module tw_core #(
         assert(srch_found == f_any);
         if (f_any) assert(srch_next == srch_base_q + f_best);
     end
+`endif
 `endif
 `endif
 endmodule

@@ -106,7 +106,7 @@ spi=rtl/tw_spi.v
 # properties are proved on their own: the FIFO's (k-induction) are assumed
 # here, the search's (BMC from a start) are left out.
 cgeo="LEVELS=2 SLOT_BITS=2 FIFO_LOG2=2"
-csub="chformal -remove *tw_search*; chformal -assert2assume *tw_evfifo*"
+csub="chformal -remove *tw_search*; chformal -cover -remove *tw_evfifo*; chformal -assert2assume *tw_evfifo*"
 prove evfifo-d1        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=1"
 prove evfifo-d2        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
@@ -117,10 +117,11 @@ prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BIT
 prove core-ind         ind     4 8 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
 if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
-    prove core-cover       cover   12 12 tw_core "$core" "$geo"
-    prove core-skip-cover  cover   16 16 tw_core "$core" "$geo" TW_CORE_F_SKIP
-    prove core-next-bmc    bmc     8 8 tw_core "$core" "$geo" "TW_CORE_F_SKIP TW_CORE_F_NEXT"
-    prove core-next-cover  cover   8 8 tw_core "$core" "$geo" "TW_CORE_F_SKIP TW_CORE_F_NEXT"
+    prove core-bmc-deep    bmc    24 24 tw_core "$core" "$cgeo" "" "$csub"
+    prove core-cover-late  cover  10 10 tw_core "$core" "$cgeo" TW_CORE_F_COVER=1 "$csub"
+    prove core-cover-vhold cover  20 20 tw_core "$core" "$cgeo" TW_CORE_F_COVER=2 "$csub"
+    prove core-cover-jump  cover  40 40 tw_core "$core" "$cgeo" TW_CORE_F_COVER=3 "$csub"
+    prove core-cover-ovf   cover  40 40 tw_core "$core" "$cgeo" TW_CORE_F_COVER=4 "$csub"
     prove spi-bad-crc      witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
     prove spi-repeat       witness 196:197 196:197 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
 fi
