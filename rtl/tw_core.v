@@ -844,14 +844,18 @@ module tw_core #(
     // The interesting states are reachable (the model as it is, no property
     // assumed; TW_CORE_F_COVER = 1 .. 4 picks one, for cover runs of their
     // own depth).
-    reg f_hold_seen;
+    reg [7:0] f_hv;                    // a virtual tick in C1 .. E
     always @(posedge i_clk)
-        f_hold_seen <= !i_rst && (f_hold_seen || hold_q);
+        f_hv <= i_rst ? 8'd0 : {f_hv[6:0], step_host};
     always @(*) if (f_past_valid && !i_rst) begin
         if (`TW_CORE_F_COVER == 1) cover(late_e && push_e && push_ok);       // a late SET queued
         if (`TW_CORE_F_COVER == 2) cover(hold_q && vmode && !advancing);    // VHOLD: time stopped on the event
         if (`TW_CORE_F_COVER == 3) cover(j_hi_q && j_amt_q > 32'd2);        // a virtual-time jump
         if (`TW_CORE_F_COVER == 4) cover(push_e && !push_ok);                // an entry dropped: overflow
+        // Not reachable (the induction proves it): a virtual tick's entry
+        // dropped. For checking mutated copies (a room margin of 3 reaches
+        // it).
+        if (`TW_CORE_F_COVER == 5) cover(push_e && !push_ok && f_hv[7]);
     end
 `else
     reg f_past2;                       // a clock after reset: every flop written since

@@ -119,9 +119,9 @@ if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
     prove core-bmc-deep    bmc    24 24 tw_core "$core" "$cgeo" "" "$csub"
     prove core-cover-late  cover  10 10 tw_core "$core" "$cgeo" TW_CORE_F_COVER=1 "$csub"
-    prove core-cover-vhold cover  20 20 tw_core "$core" "$cgeo" TW_CORE_F_COVER=2 "$csub"
-    prove core-cover-jump  cover  40 40 tw_core "$core" "$cgeo" TW_CORE_F_COVER=3 "$csub"
-    prove core-cover-ovf   cover  40 40 tw_core "$core" "$cgeo" TW_CORE_F_COVER=4 "$csub"
+    prove core-cover-vhold cover  16 16 tw_core "$core" "$cgeo" TW_CORE_F_COVER=2 "$csub"
+    prove core-cover-jump  cover  34 34 tw_core "$core" "$cgeo" TW_CORE_F_COVER=3 "$csub"
+    prove core-cover-ovf   cover  24 24 tw_core "$core" "$cgeo" TW_CORE_F_COVER=4 "$csub"
     prove spi-bad-crc      witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
     prove spi-repeat       witness 196:197 196:197 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
 fi
