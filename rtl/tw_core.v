@@ -58,6 +58,8 @@ module tw_core #(
     localparam integer WA        = SLOT_BITS > 4 ? SLOT_BITS - 4 : 1;
     localparam integer SW        = SLOT_BITS < 4 ? 1 << SLOT_BITS : 16;
     localparam integer FW        = FIFO_LOG2 + 1;     // the FIFO's count
+    localparam integer ROOM_MAX_I = DEPTH - 4;        // entries + in flight that leave room
+    localparam [FW:0]  ROOM_MAX  = ROOM_MAX_I[FW:0];
 
     localparam [1:0] SRC_HOST = 2'd0, SRC_INT = 2'd1, SRC_EXT = 2'd2;
     localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
@@ -506,14 +508,19 @@ module tw_core #(
     // (a tick from C1 to E, a CMD from B1 to E) and what the count lags by
     // (the decisions of the last three clocks, one CMD) fit:
     // count + in flight + 4 <= DEPTH.
-    reg [3:0] fly_n_q;
-    wire      set_dec = dec && req_cmd;
+    // resv_q = FIFO_COUNT + in flight, kept as one count so that the room
+    // flag is a comparison with a constant.
+    reg [FW:0] resv_q;
+    wire       set_dec = dec && req_cmd;
+    wire       fifo_pop  = pop_fifo && !fifo_empty;
+    wire       fifo_push = push_e && push_ok;
     always @(posedge i_clk)
         if (i_rst) begin
-            fly_n_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0;
+            resv_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0;
         end else begin
-            fly_n_q <= fly_n_q + {3'd0, step_q} + {3'd0, w_cmd} - {3'd0, step_e} - {3'd0, cmd_e};
-            room_q  <= {{(16-FW){1'b0}}, fifo_count} + {12'd0, fly_n_q} + 16'd4 <= DEPTH[15:0];
+            resv_q  <= resv_q + {{FW{1'b0}}, step_q} + {{FW{1'b0}}, w_cmd} + {{FW{1'b0}}, fifo_push}
+                       - {{FW{1'b0}}, step_e} - {{FW{1'b0}}, cmd_e} - {{FW{1'b0}}, fifo_pop};
+            room_q  <= resv_q <= ROOM_MAX;
             // Any tick from C1 to E, registered: with step_q, every tick
             // whose visit has not yet reached the FIFO and HOLD.
             fly_q   <= step_q || step_c_q || step_p_q || step_v || step_h1 || step_h2 || step_g || step_e;
@@ -631,6 +638,7 @@ module tw_core #(
     wire       n1_cm   = n1_gl[16] ? n1_gm1[16] : n1_gm0[16];
     wire [15:0] n1_mid = n1_gl[16] ? n1_gm1[15:0] : n1_gm0[15:0];
     wire [15:0] n1_hi  = n1_cm ? n1_gh1 : n1_gh0;
+    wire        n1_lo_lt = n1_gl[15:0] < horizon_q[15:0];
     always @(posedge i_clk) begin
         n1_gl  <= {1'b0, srch_next[15:0]} + {1'b0, ~tick_v[15:0]};
         n1_gm0 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]};
@@ -642,8 +650,12 @@ module tw_core #(
         n1_v   <= !i_rst && srch_valid && !srch_start_q;
         n1_f   <= srch_found;
         n2_gap <= {n1_hi, n1_mid, n1_gl[15:0]};
-        n2_within <= n1_f && n1_hi == 16'd0 && (n1_mid < horizon_q[31:16]
-                     || (n1_mid == horizon_q[31:16] && n1_gl[15:0] < horizon_q[15:0]));
+        // Both candidates compared, then picked: no multiplexer before a chain.
+        n2_within <= n1_f && (n1_cm ? n1_gh1 == 16'd0 : n1_gh0 == 16'd0)
+                     && (n1_gl[16] ? (n1_gm1[15:0] < horizon_q[31:16]
+                                      || (n1_gm1[15:0] == horizon_q[31:16] && n1_lo_lt))
+                                   : (n1_gm0[15:0] < horizon_q[31:16]
+                                      || (n1_gm0[15:0] == horizon_q[31:16] && n1_lo_lt)));
         n2_end <= {n1_eh + {23'd0, n1_el[24]}, n1_el[23:0]};
         n2_v   <= !i_rst && n1_v && srch_valid;
         n2_f   <= n1_f;
