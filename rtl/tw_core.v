@@ -91,13 +91,13 @@ module tw_core #(
     reg [31:0] req_dat_q;
     wire       bus_hold;               // a jump or an ADVANCE sum is under way
     wire       cmd_wait;               // a CMD waits for the ticks in flight (VHOLD)
-    wire       req_cmd = req_we_q && req_adr_q == TW_REG_CMD;
+    reg        req_cmd;                // the request is a CMD write (decoded at capture)
     wire       dec     = req_v_q && !bus_hold && !(req_cmd && cmd_wait);
     reg        acc1_q, acc2_q;         // the access is in B1, in B2
     always @(posedge i_clk)
         if (i_rst) begin
             pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
-            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0;
+            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0; req_cmd <= 1'b0;
         end else begin
             if (!pend_q && i_wb_cyc && i_wb_stb && !o_wb_ack) begin
                 pend_q    <= 1'b1;
@@ -106,6 +106,7 @@ module tw_core #(
                 req_adr_q <= i_wb_adr;
                 req_dat_q <= i_wb_dat;
                 req_advrd_q <= !i_wb_we && i_wb_adr == TW_REG_ADVANCE;
+                req_cmd     <= i_wb_we && i_wb_adr == TW_REG_CMD;
             end else if (dec) begin
                 req_v_q <= 1'b0;
                 req_advrd_q <= 1'b0;
@@ -211,6 +212,7 @@ module tw_core #(
     reg        hold_q;                 // STATUS.HOLD
     reg        fly_q;                  // a tick decided before last clock is not yet past E
     reg [2:0]  cmd_fly_q;              // clocks a CMD is still in flight (B1 .. E)
+    reg        cmd_hold_q;             // cmd_fly_q > 1: the bus waits (B1 .. B6)
     // Prescaler: counts presc_q .. 0 in two 16-bit halves, the high half's
     // borrow registered; reload_q is set in the clock it reads 0, and in
     // every clock while the source is not the prescaler (so that switching
@@ -229,7 +231,7 @@ module tw_core #(
     reg [2:0]  adv_st_q;
     reg [15:0] adv_add_hi_q;           // the written value's high half, for A_HI
     reg        adv_c_q;
-    wire       adv_busy = adv_st_q != 3'd0;
+    reg        adv_busy;               // adv_st_q != A_IDLE, registered beside it
     wire       j_run;                  // no virtual-time jump under way
     wire       j_lo_go, j_hi_go;       // a jump adds its low, then high, part
     reg [31:0] j_amt_q;
@@ -257,7 +259,7 @@ module tw_core #(
             step_q <= 1'b0; pc_lo_q <= 0; pc_hi_q <= 0; pc_borrow_q <= 1'b0; reload_q <= 1'b1; ptick_q <= 1'b0;
             ext_q <= 0;
             adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0; adv_pend_q <= 1'b0;
-            adv_st_q <= A_IDLE; adv_add_hi_q <= 0; adv_c_q <= 1'b0;
+            adv_st_q <= A_IDLE; adv_add_hi_q <= 0; adv_c_q <= 1'b0; adv_busy <= 1'b0;
         end else begin
             step_q <= step_d;
             ext_q  <= {ext_q[1:0], i_ext_tick};
@@ -273,6 +275,7 @@ module tw_core #(
             // ADVANCE: the decision's decrement, a jump's amount, or a sum.
             adv_pend_q <= step_host;
             adv_nz_q   <= step_host ? left_ge2 : left_ge1;
+            adv_busy   <= w_adv || (adv_st_q != A_IDLE && adv_st_q != A_FLAG);
             case (adv_st_q)
                 A_LO: begin
                     {adv_c_q, adv_lo_q} <= adv_sum_lo;
@@ -516,7 +519,7 @@ module tw_core #(
     wire       fifo_push = push_e && push_ok;
     always @(posedge i_clk)
         if (i_rst) begin
-            resv_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0;
+            resv_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0; cmd_hold_q <= 1'b0;
         end else begin
             resv_q  <= resv_q + {{FW{1'b0}}, step_q} + {{FW{1'b0}}, w_cmd} + {{FW{1'b0}}, fifo_push}
                        - {{FW{1'b0}}, step_e} - {{FW{1'b0}}, cmd_e} - {{FW{1'b0}}, fifo_pop};
@@ -526,6 +529,7 @@ module tw_core #(
             fly_q   <= step_q || step_c_q || step_p_q || step_v || step_h1 || step_h2 || step_g || step_e;
             // A CMD from B1 until its entry is past E.
             cmd_fly_q <= set_dec ? 3'd7 : cmd_fly_q - {2'd0, cmd_fly_q != 3'd0};
+            cmd_hold_q <= set_dec || cmd_fly_q > 3'd2;
         end
     // With VHOLD a CMD is decoded only when no tick is in flight, so that a
     // late SET's entry stops time on the tick it was judged against.
@@ -696,7 +700,7 @@ module tw_core #(
     assign j_hi_go = j_hi_q;
     // Also while a CMD is in flight, so that the next access sees its late
     // arm in the FIFO (and HOLD).
-    assign bus_hold = j_busy_q || adv_busy || w_adv || cmd_fly_q > 3'd1;
+    assign bus_hold = j_busy_q || adv_busy || w_adv || cmd_hold_q;
     always @(posedge i_clk) begin
         // Far: at least 32 ticks to go (2 with VHOLD, where the alternative
         // is a tick every ten clocks), from the gap two clocks old.
