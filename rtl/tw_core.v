@@ -213,6 +213,7 @@ module tw_core #(
     reg        fly_q;                  // a tick decided before last clock is not yet past E
     reg [2:0]  cmd_fly_q;              // clocks a CMD is still in flight (B1 .. E)
     reg        cmd_hold_q;             // cmd_fly_q > 1: the bus waits (B1 .. B6)
+    reg        cmd_fly_nz_q;           // cmd_fly_q != 0
     // Prescaler: counts presc_q .. 0 in two 16-bit halves, the high half's
     // borrow registered; reload_q is set in the clock it reads 0, and in
     // every clock while the source is not the prescaler (so that switching
@@ -239,7 +240,7 @@ module tw_core #(
     // what is left without a decrement pending.
     wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q && j_run
                            && !adv_busy && !req_advrd_q && !(ctrl_vhold_q && (step_q || fly_q || (req_v_q && req_cmd)
-                                                              || cmd_fly_q != 3'd0));
+                                                              || cmd_fly_nz_q));
     wire       presc_hit = (pc_lo_q == 16'd1 && pc_hi_q == 16'd0 && !reload_q) || presc_q == 32'd0;
     wire       step_d    = step_host || (ctrl_src_q == SRC_INT && ptick_q)
                         || (ctrl_src_q == SRC_EXT && ext_q[1] && !ext_q[2]);
@@ -519,7 +520,7 @@ module tw_core #(
     wire       fifo_push = push_e && push_ok;
     always @(posedge i_clk)
         if (i_rst) begin
-            resv_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0; cmd_hold_q <= 1'b0;
+            resv_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0; cmd_hold_q <= 1'b0; cmd_fly_nz_q <= 1'b0;
         end else begin
             resv_q  <= resv_q + {{FW{1'b0}}, step_q} + {{FW{1'b0}}, w_cmd} + {{FW{1'b0}}, fifo_push}
                        - {{FW{1'b0}}, step_e} - {{FW{1'b0}}, cmd_e} - {{FW{1'b0}}, fifo_pop};
@@ -530,6 +531,7 @@ module tw_core #(
             // A CMD from B1 until its entry is past E.
             cmd_fly_q <= set_dec ? 3'd7 : cmd_fly_q - {2'd0, cmd_fly_q != 3'd0};
             cmd_hold_q <= set_dec || cmd_fly_q > 3'd2;
+            cmd_fly_nz_q <= set_dec || cmd_fly_q > 3'd1;
         end
     // With VHOLD a CMD is decoded only when no tick is in flight, so that a
     // late SET's entry stops time on the tick it was judged against.
