@@ -1112,9 +1112,13 @@ module tw_core #(
         if (f_h[0]) assert(step_q);   if (f_h[1]) assert(step_c_q); if (f_h[2]) assert(step_p_q);
         if (f_h[3]) assert(step_v);   if (f_h[4]) assert(step_h1);  if (f_h[5]) assert(step_h2);
         if (f_h[6]) assert(step_g);   if (f_h[7]) assert(step_e);
-        assert(fly_n_q == {3'd0, step_c_q} + {3'd0, step_p_q} + {3'd0, step_v} + {3'd0, step_h1}
-                          + {3'd0, step_h2} + {3'd0, step_g} + {3'd0, step_e} + {3'd0, c_any}
-                          + {3'd0, cmd_h1} + {3'd0, cmd_h2} + {3'd0, cmd_g} + {3'd0, cmd_e});
+        assert({1'b0, resv_q} == {{(6-FW){1'b0}}, fifo_count}
+                                 + {5'd0, step_c_q} + {5'd0, step_p_q} + {5'd0, step_v} + {5'd0, step_h1}
+                                 + {5'd0, step_h2} + {5'd0, step_g} + {5'd0, step_e} + {5'd0, c_any}
+                                 + {5'd0, cmd_h1} + {5'd0, cmd_h2} + {5'd0, cmd_g} + {5'd0, cmd_e});
+        assert(cmd_hold_q == (cmd_fly_q > 3'd1) && cmd_fly_nz_q == (cmd_fly_q != 3'd0));
+        assert(adv_busy == (adv_st_q != 3'd0));
+        assert(req_cmd == (req_we_q && req_adr_q == TW_REG_CMD));
         if (late_e) assert(cmd_e);
         if (late_g) assert(cmd_g);
         if (late_h2) assert(cmd_h2);
