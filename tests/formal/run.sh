@@ -99,9 +99,10 @@ core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v"
 spi=rtl/tw_spi.v
 
 # make test runs the quick set (about a minute on a loaded 2-core machine);
-# FORMAL_DEEP=1 deepens it and adds the covers of the core, the next-busy
-# answer and the other SPI witnesses (the repeat needs two SPI frames: 196
-# steps). Depths: quick, deep.
+# FORMAL_DEEP=1 deepens it and adds the core's shadow-bitmap BMC and its
+# covers (each cover its own run, at the depth it is reached by) and the
+# other SPI witnesses (the repeat needs two SPI frames: 196 steps). Depths:
+# quick, deep.
 # The core at 2 x 4 slots with a 4-entry FIFO. Its sub-modules' own
 # properties are proved on their own: the FIFO's (k-induction) are assumed
 # here, the search's (BMC from a start) are left out.
@@ -114,7 +115,7 @@ prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove spi              ind     2 4 tw_spi "$spi" ""
 prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
-prove core-ind         ind     4 8 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
+prove core-ind         ind     4 4 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
 if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
     prove core-bmc-deep    bmc    24 24 tw_core "$core" "$cgeo" "" "$csub"
