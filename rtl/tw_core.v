@@ -453,10 +453,11 @@ module tw_core #(
     reg [DLY_W-1:0] dly_mem [0:15];
     reg [3:0]       dly_wa;
     reg [DLY_W-1:0] dly_q;
+    wire [3:0]      dly_ra = dly_wa - 4'd3;   // 4 bits: the address wraps
     always @(posedge i_clk) begin
         dly_mem[dly_wa] <= {tick_v, c_lvl, c_slot};
-        dly_wa          <= dly_wa + 4'd1;
-        dly_q           <= dly_mem[dly_wa - 4'd3];
+        dly_wa          <= i_rst ? 4'd0 : dly_wa + 4'd1;   // any start works; reset keeps simulation defined
+        dly_q           <= dly_mem[dly_ra];
     end
     reg [LEVELS-1:0]    visit_h1, visit_h2, visit_g;
     reg                 late_h1, late_h2, late_g;
