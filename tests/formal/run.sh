@@ -108,6 +108,7 @@ prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
 prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove spi              ind     2 4 tw_spi "$spi" ""
 prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
+prove spi-deadline     ind     2 4 tw_spi "$spi" "ACK_MAX=118" TW_SPI_F_DEADLINE
 prove core-ind         ind     2 4 tw_core "$core" "$geo" TW_CORE_F_INDUCT
 prove core-bmc         bmc     6 12 tw_core "$core" "$geo"
 prove core-skip-bmc    bmc     5 9 tw_core "$core" "$geo" TW_CORE_F_SKIP
