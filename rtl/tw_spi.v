@@ -159,9 +159,11 @@ module tw_spi #(
     always @(posedge i_clk)
         eq_q <= req_q == last_q;
     wire        is_repeat = last_ok_q && eq_q;
-    // A new good request for SPI_ERRORS: answered here, at once.
+    // A new good read of SPI_ERRORS: answered here, the clock after
+    // `check` (no SCK edge, so no count, can change in between).
     wire        err_read = check && req_crc_ok && !o_wb_cyc && !is_repeat
                            && req_adr == TW_REG_SPI_ERRORS && !req_we;
+    reg         err_read_q;
     // A good request that finds the bus busy, or an access not acked by
     // the deadline: status 0x00.
     wire        late  = sck_rise && (check ? req_crc_ok && o_wb_cyc
@@ -195,6 +197,7 @@ module tw_spi #(
             resp_q     <= 0;
             err_cnt_q  <= 0;
             late_cnt_q <= 0;
+            err_read_q <= 1'b0;
             err_flag_q <= 1'b0;
             o_miso     <= 1'b0;
             o_wb_cyc   <= 1'b0;
@@ -205,7 +208,8 @@ module tw_spi #(
             // The answer to save: the bus's to a read, or SPI_ERRORS. Which
             // one is told by a flop (the bus is busy exactly while its
             // answer is awaited), so each bit takes one LUT.
-            if (o_wb_cyc ? i_wb_ack && !o_wb_we : err_read)
+            err_read_q <= err_read;
+            if (o_wb_cyc ? i_wb_ack && !o_wb_we : err_read_q)
                 resp_q <= o_wb_cyc ? i_wb_dat : {err_flag_q, 7'd0, late_cnt_q, err_cnt_q};
 
             if (!sel) begin
