@@ -684,14 +684,18 @@ int main(int argc, char **argv)
            elapsed, elapsed > 0 ? (double)cycles / elapsed / 1e6 : 0.0);
     const tw_spi_stats *link = tw_spi_get_stats(&dev);
     if (link) {
-        printf("  spi frames       %12llu  (%llu retried: %llu bad responses, %llu requests the bridge rejected)\n",
+        printf("  spi frames       %12llu  (%llu retried: %llu bad responses of which %llu late, %llu requests the "
+               "bridge rejected)\n",
                (unsigned long long)link->frames, (unsigned long long)link->retries,
-               (unsigned long long)link->bad_responses, (unsigned long long)link->rejected_requests);
+               (unsigned long long)link->bad_responses, (unsigned long long)link->late_responses,
+               (unsigned long long)link->rejected_requests);
         if (spi_faults_given)
-            printf("  faults injected  %12llu  (%llu flipped bits, %llu cut requests, %llu lost responses)\n",
-                   (unsigned long long)(faults.flipped_bits + faults.cut_requests + faults.lost_responses),
+            printf("  faults injected  %12llu  (%llu flipped bits, %llu cut requests, %llu lost responses, %llu late "
+                   "responses)\n",
+                   (unsigned long long)(faults.flipped_bits + faults.cut_requests + faults.lost_responses +
+                                        faults.late_responses),
                    (unsigned long long)faults.flipped_bits, (unsigned long long)faults.cut_requests,
-                   (unsigned long long)faults.lost_responses);
+                   (unsigned long long)faults.lost_responses, (unsigned long long)faults.late_responses);
     }
     if (trace)
         printf("  waveform         %s\n", trace);
