@@ -324,8 +324,8 @@ static void usage(FILE *f)
             "  --geometry M,B,F     C model only: M levels of 2^B slots, FIFO of 2^F (default 4,8,4)\n"
             "  --spi-corrupt P      spi only: each frame has a bit flipped with probability P\n"
             "                       (0..1, default 0); the link detects it and retries\n"
-            "  --spi-drop P         spi only: each frame is cut short or loses its response\n"
-            "                       with probability P (0..1, default 0)\n"
+            "  --spi-drop P         spi only: each frame is cut short, loses its response or\n"
+            "                       is answered late with probability P (0..1, default 0)\n"
             "  --spi-dev PATH       spidev only: the SPI device (default /dev/spidev0.0)\n"
             "  --chip-hz N          spidev only: the clock the bitstream runs at (default\n"
             "                       48000000, the iCEBreaker's; 120000000 for the HX8K)\n"
@@ -543,7 +543,7 @@ int main(int argc, char **argv)
 
     tw_dev dev;
     tw_sim_config cfg = {geo_m, geo_b, geo_f, trace};
-    tw_vl_spi_faults faults = {0, 0, 0};
+    tw_vl_spi_faults faults = {0};
     tw_vl_spi_config spi = {.sim = {0, 0, 0, NULL}, .half_period = 4, .corrupt_rate = spi_corrupt,
                             .drop_rate = spi_drop, .seed = seed, .faults = &faults};
     tw_spidev_config board = {.spi_path = spi_dev, .speed_hz = (uint32_t)spi_hz, .chip_hz = (uint32_t)chip_hz,
