@@ -233,7 +233,7 @@ module tw_spi #(
                         err_cnt_q  <= err_cnt_q + 1'b1;
                         err_flag_q <= 1'b1;
                     end else if (o_wb_cyc) begin
-                        // late, above
+                        // the bus is busy: `late` above, nothing else
                     end else if (is_repeat) begin
                         st_q <= ST_REPEAT;
                     end else begin
