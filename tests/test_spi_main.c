@@ -1,7 +1,8 @@
 /* The driver suite over SPI: the Verilated FPGA top (SPI bridge + core) with
  * the driver's frames clocked through it bit by bit, once on a clean link and
- * once on a noisy one that flips bits, cuts requests short and loses
- * responses. Nothing may be lost or done twice.
+ * once on a noisy one that flips bits, cuts requests short, loses responses
+ * and answers late (status 0x00, the access done). Nothing may be lost or
+ * done twice.
  *
  *   test-spi [--seed N] [--ops N]
  */
