@@ -503,16 +503,19 @@ module tw_spi #(
     end
 `endif
 
-    // ---- Not vacuous: a bad request rejected, a good one executed, and
-    // a repeat answered (that needs a second frame: past 200 clocks).
+    // ---- Not vacuous: a bad request rejected, a good one executed, a
+    // repeat answered (that needs a second frame: past 200 clocks), and an
+    // access not acked by the deadline.
     wire f_cover_bad    = f_check && !f_good_q;
     wire f_cover_exec   = f_check && f_good_q && !f_busy_q && !f_repeat_q && o_wb_cyc;
     wire f_cover_repeat = f_check && f_good_q && !f_busy_q && f_repeat_q;
+    wire f_cover_late   = late && bit_q == DEADLINE;
 `ifdef TW_SPI_F_WITNESS
     always @(*) if (f_past_valid && !i_rst)
         case (`TW_SPI_F_WITNESS)
             1: assert(!f_cover_bad);
             2: assert(!f_cover_exec);
+            4: assert(!f_cover_late);
             default: assert(!f_cover_repeat);
         endcase
 `else
@@ -520,6 +523,7 @@ module tw_spi #(
         cover(f_cover_bad);
         cover(f_cover_exec);
         cover(f_cover_repeat);
+        cover(f_cover_late);
     end
 `endif
 `undef TW_SPI_ASSERT
