@@ -271,7 +271,10 @@ module tw_core #(
                 {pc_borrow_q, pc_lo_q} <= {1'b0, pc_lo_q} - 17'd1;
                 pc_hi_q <= pc_hi_q - {15'd0, pc_borrow_q};
             end
-            ptick_q  <= presc_hit;
+            // Only while the prescaler is the source: with PRESCALE = 0 the
+            // first tick is then decided a clock after the source is set,
+            // as for any other PRESCALE.
+            ptick_q  <= presc_hit && ctrl_src_q == SRC_INT;
             reload_q <= presc_hit || ctrl_src_q != SRC_INT;
             // ADVANCE: the decision's decrement, a jump's amount, or a sum.
             adv_pend_q <= step_host;
@@ -740,8 +743,10 @@ module tw_core #(
                 j_cool <= 4'd8;
             else if (j_cool != 4'd0 && !j_busy_q)
                 j_cool <= j_cool - 4'd1;
+            // A command or a search start in the jump's own start clock counts
+            // too: the answer the jump was decided on may be gone.
             if (j_start)
-                j_seen <= 1'b0;
+                j_seen <= cmd_v || srch_start_q;
             else if (cmd_v || srch_start_q)
                 j_seen <= 1'b1;
             if (j_cmp_q) begin         // the gap against what ADVANCE has left
