@@ -410,7 +410,7 @@ module tw_search #(
     always @(*) if (f_past_valid) begin
         // No answer before a search; none before the least cost; one by the
         // worst case's clock, T_max.
-        if (!f_on) assert(!o_valid);
+        if (!f_on) assert(!o_valid && !o_found && o_next == 48'd0);
         if (f_on && f_t < F_TMIN) assert(!o_valid);
         if (f_on && f_t >= F_TMAX) assert(o_valid);
         // The word addresses: 0 on a one-word level, and 0 with no scan
