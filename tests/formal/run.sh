@@ -101,8 +101,8 @@ spi=rtl/tw_spi.v
 # make test runs the quick set (about a minute on a loaded 2-core machine);
 # FORMAL_DEEP=1 deepens it and adds the core's shadow-bitmap BMC and its
 # covers (each cover its own run, at the depth it is reached by) and the
-# other SPI witnesses (the repeat needs two SPI frames: 196 steps). Depths:
-# quick, deep.
+# other SPI witnesses (the repeat needs two SPI frames: 196 steps; a frame
+# late at its deadline, bit 62, about 128). Depths: quick, deep.
 # The core at 2 x 4 slots with a 4-entry FIFO. Its sub-modules' own
 # properties are proved on their own: the FIFO's (k-induction) are assumed
 # here, the search's (BMC from a start) are left out.
@@ -114,6 +114,7 @@ prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
 prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove spi              ind     2 4 tw_spi "$spi" ""
 prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
+prove spi-deadline     ind     2 4 tw_spi "$spi" "ACK_MAX=118" TW_SPI_F_DEADLINE
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
 prove core-ind         ind     4 4 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
 if [ "$deep" = 1 ]; then
@@ -125,6 +126,7 @@ if [ "$deep" = 1 ]; then
     prove core-cover-ovf   cover  24 24 tw_core "$core" "$cgeo" TW_CORE_F_COVER=4 "$csub"
     prove spi-bad-crc      witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
     prove spi-repeat       witness 196:197 196:197 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
+    prove spi-late         witness 126:130 126:130 tw_spi "$spi" "" TW_SPI_F_WITNESS=4
 fi
 
 exit $failed
