@@ -889,10 +889,9 @@ module tw_core #(
     // The search's interface (rtl/tw_search.v): o_valid falls only in the
     // clock after a start, rises no sooner than F_SRCH_MIN clocks after it
     // (the least cost is 12 + LEVELS * min(5, NW + 1) >= 14), and the answer
-    // changes only as o_valid rises. The jump relies on it (a start in the
-    // jump's first clock is not marked in j_seen, but no answer can come
-    // back before J_SEL checks o_valid). Assumed in the induction, asserted
-    // in the BMC proofs.
+    // changes only as o_valid rises. The jump's proof relies on it (an
+    // answer that went during J_WAIT cannot be back by J_SEL). Assumed in
+    // the induction, asserted in the BMC proofs.
     localparam integer F_SRCH_MIN = 14;
     reg [5:0] f_sst;                   // clocks since the search's last start
     always @(posedge i_clk)
