@@ -10,6 +10,7 @@
 //   +seed=N  seed of the random parts (printed at start; default 1)
 //   +ops=N   operations in the random section (default 1500)
 //   +trace   log every bus access with the model's state
+//   +nomodel the directed sections' own checks only (no per-cycle model checks)
 // SLOT_BITS must be >= 4 (the directed sections use slots up to 7).
 //
 // Two kinds of checks run side by side:
@@ -206,8 +207,10 @@ module tb_tw_core;
     integer    m_fly;                              // ticks and CMDs in flight, for the room
     reg        m_hold, m_ovf, m_cmderr;
     reg [SLOTS-1:0] m_bv [0:LEVELS-1];             // busy bits
-    // entries between V and E: index 0 in H1 .. 3 in E
-    reg        me_v    [0:3];
+    // entries between V and E: me_vv[i] says one is in H1 (0) .. E (3); the
+    // data of the entry formed in clock c waits at index c mod 4, which E
+    // reads four clocks later just before the next V writes it
+    reg [3:0]  me_vv;
     reg [47:0] me_tick [0:3];
     reg [3:0]  me_mask [0:3];
     reg        me_late [0:3];
@@ -366,7 +369,7 @@ module tb_tw_core;
         reg [32:0] sum, left;
         reg [11:0] slot12;
         reg [16:0] agesum;
-        integer k, nev, wi, nn;
+        integer k, nev, wi, nn, ei;
         m_cyc = m_cyc + 1;
         if (rst) begin
             m_src <= 0; m_irqen <= 0; m_vhold <= 0; m_presc <= 0; m_arm_lo <= 0; m_arm_hi <= 0;
@@ -377,7 +380,7 @@ module tb_tw_core;
             m_pc <= 0; m_reload <= 1; m_ptick <= 0; m_ext <= 0; m_room <= 1; m_fly <= 0;
             m_hold <= 0; m_ovf <= 0; m_cmderr <= 0;
             for (k = 0; k < LEVELS; k = k + 1) m_bv[k] <= 0;
-            for (k = 0; k < 4; k = k + 1) me_v[k] <= 0;
+            me_vv <= 0;
             mq_rd <= 0; mq_n <= 0;
             mh_tick <= 0; mh_mask <= 0; mh_late <= 0; mh_lvl <= 0; mh_slot <= 0;
             m_empty1 <= 1; m_sel_late <= 0; m_sel_last <= 0; m_sel_empty <= 1; m_cons_late <= 0; m_popf <= 0;
@@ -426,7 +429,7 @@ module tb_tw_core;
             cbad  = cmdv && !(cset || cclr || call);
             // ------------------------------------------------ V: visits see this clock's command
             hit = 0;
-            for (k = 0; k < LEVELS; k = k + 1)
+            if (m_visit_v != 0) for (k = 0; k < LEVELS; k = k + 1)
                 if (m_visit_v[k]) begin
                     if (call) hit[k] = 1'b0;
                     else if ((cset || cclr) && clvl == k && cslot == ((m_tick_v >> (k * B)) & (SLOTS - 1)))
@@ -438,12 +441,16 @@ module tb_tw_core;
             seen    = cset && m_visit_v[clvl] && ((m_tick_v >> (clvl * B)) & (SLOTS - 1)) == cslot;
             late    = cset && reached && !seen;
             // ------------------------------------------------ E: the push
+            ei      = (m_cyc - 1) % 4;                 // the entry in E (formed in V, c - 4)
             full    = mq_n == DEPTH;
             pop_now = m_popf && mq_n > 0;
-            push    = me_v[3];
+            push    = me_vv[3];
             push_ok = !full || pop_now;
-            nev = me_late[3];
-            for (k = 0; k < LEVELS; k = k + 1) nev = nev + me_mask[3][k];
+            nev = 0;
+            if (push) begin
+                nev = me_late[ei];
+                for (k = 0; k < LEVELS; k = k + 1) nev = nev + me_mask[ei][k];
+            end
             // ------------------------------------------------ N2 / search
             s_passed = m_n2_v && m_n2_f && m_n2_gap[47] && m_s_valid && !m_s_start;
             n2_ok    = m_n2_v && m_s_valid && (!m_n2_f || !m_n2_gap[47]);
@@ -524,23 +531,24 @@ module tb_tw_core;
             if (jhi) tpn = tpn + {16'd0, m_jamt[31:24], 24'd0};
             m_tick_p <= tpn;
             m_tick_v <= m_tick_p;
-            for (k = 0; k < LEVELS; k = k + 1)
-                m_visit_v[k] <= m_steps[2] && (k == 0 || (m_tick_p & ((48'd1 << (k * B)) - 48'd1)) == 0);
+            if (m_steps[2] || m_visit_v != 0)
+                for (k = 0; k < LEVELS; k = k + 1)
+                    m_visit_v[k] <= m_steps[2] && (k == 0 || (m_tick_p & ((48'd1 << (k * B)) - 48'd1)) == 0);
             m_steps <= {m_steps[8:0], step_d};
             // the push at the end of E, the pop at the end of B2 of EVT_TICK
             if (push && push_ok) begin
                 wi = (mq_rd + mq_n) % DEPTH;
-                mq_tick[wi] <= me_tick[3]; mq_mask[wi] <= me_mask[3]; mq_late[wi] <= me_late[3];
-                mq_lvl[wi] <= me_lvl[3]; mq_slot[wi] <= me_slot[3];
+                mq_tick[wi] <= me_tick[ei]; mq_mask[wi] <= me_mask[ei]; mq_late[wi] <= me_late[ei];
+                mq_lvl[wi] <= me_lvl[ei]; mq_slot[wi] <= me_slot[ei];
                 m_cnt_ev <= m_cnt_ev + nev;
-                st_visit_ev = st_visit_ev + nev - me_late[3];
+                st_visit_ev = st_visit_ev + nev - me_late[ei];
                 if (nev > 1) st_multi = st_multi + 1;
             end
             if (push && !push_ok) begin
                 m_cnt_ovf <= m_cnt_ovf + nev;
                 st_drop = st_drop + 1;
             end
-            if (push && me_late[3]) begin m_cnt_late <= m_cnt_late + 1; st_late = st_late + 1; end
+            if (push && me_late[ei]) begin m_cnt_late <= m_cnt_late + 1; st_late = st_late + 1; end
             clr_ovf  = wr1 && m_radr == TW_REG_STATUS && m_rdat[0];
             clr_hold = wr1 && m_radr == TW_REG_STATUS && m_rdat[1];
             clr_err  = wr1 && m_radr == TW_REG_STATUS && m_rdat[2];
@@ -568,12 +576,11 @@ module tb_tw_core;
                 mh_lvl <= mq_lvl[mq_rd]; mh_slot <= mq_slot[mq_rd];
             end
             // entries V -> H1 -> H2 -> G -> E
-            for (k = 3; k > 0; k = k - 1) begin
-                me_v[k] <= me_v[k-1]; me_tick[k] <= me_tick[k-1]; me_mask[k] <= me_mask[k-1];
-                me_late[k] <= me_late[k-1]; me_lvl[k] <= me_lvl[k-1]; me_slot[k] <= me_slot[k-1];
+            me_vv <= {me_vv[2:0], hit != 0 || late};
+            if (hit != 0 || late) begin
+                me_tick[ei] <= m_tick_v; me_mask[ei] <= hit; me_late[ei] <= late;
+                me_lvl[ei] <= clvl; me_slot[ei] <= cslot[11:0];
             end
-            me_v[0] <= hit != 0 || late; me_tick[0] <= m_tick_v; me_mask[0] <= hit; me_late[0] <= late;
-            me_lvl[0] <= clvl; me_slot[0] <= cslot[11:0];
             // the bitmap at the end of V
             if (call) for (k = 0; k < LEVELS; k = k + 1) m_bv[k] <= 0;
             else if (cset || cclr) m_bv[clvl][cslot] <= cset;
@@ -1192,9 +1199,20 @@ module tb_tw_core;
             wb_write(TW_REG_ADVANCE, 22);
             wait_adv(200);
             expect_reg(TW_REG_NOW_LO, 1042);
+            // an ADVANCE written while a jump runs waits for its end (the bus
+            // is held); the next jump comes after its sum and the cool-down
+            wb_write(TW_REG_ADVANCE, 5000);
+            c0 = m_cyc;
+            while (m_jclk == 0 && m_cyc - c0 < 100) @(negedge clk);
+            if (m_jclk == 0) msg_err("no jump for ADVANCE 5000 over nothing busy");
+            wb_write(TW_REG_ADVANCE, 3000);
+            if (last_ack < 8) err("an access during a jump: clocks from R to ack (held)", last_ack, 8);
+            idle(40);                                   // no access to hold the next jump's start
+            wait_adv(300);
+            expect_reg(TW_REG_NOW_LO, 9042);
             // a busy slot: its visits come at their ticks, every revolution
             s = 7;
-            v0 = 1042;
+            v0 = 9042;
             vv = next_visit(0, s, v0);
             set_slot(0, s, vv);
             wait_search;
@@ -1606,11 +1624,11 @@ module tb_tw_core;
             // a STATUS write whose B1 is the E of a dropping tick (the push
             // at the end of E): the drop wins; one clock later: cleared
             c = 0;
-            while (!(me_v[1] && m_steps[0] == 0)) @(negedge clk);   // an entry in H2: its E is 2 clocks on
+            while (!(me_vv[1] && m_steps[0] == 0)) @(negedge clk);   // an entry in H2: its E is 2 clocks on
             // R now: B1 = R + 2 = that E
             wb_write(TW_REG_STATUS, 1);
             expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW (drop and clear in one clock)");
-            while (!(me_v[1])) @(negedge clk);
+            while (!(me_vv[1])) @(negedge clk);
             idle(1);                                 // B1 a clock after that E
             wb_write(TW_REG_STATUS, 1);
             expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 0, "OVERFLOW (cleared after a drop)");
@@ -2645,6 +2663,9 @@ module tb_tw_core;
         if ($value$plusargs("ops=%d", nops)) ;
         if ($test$plusargs("trace")) trace = 1'b1;
         show_times = $test$plusargs("times");
+        // +nomodel: only the directed sections' own checks (to see what they
+        // catch without the model)
+        if ($test$plusargs("nomodel")) chk_on = 1'b0;
         $display("tb_tw_core: LEVELS=%0d SLOT_BITS=%0d FIFO_LOG2=%0d seed=%0d ops=%0d",
                  LEVELS, SLOT_BITS, FIFO_LOG2, seed, nops);
         if (SLOT_BITS < 4) begin
