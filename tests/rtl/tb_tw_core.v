@@ -1573,6 +1573,23 @@ module tb_tw_core;
         end
     endtask
 
+    // Docs/chip.md's guarantees, watched on the DUT in every clock: virtual
+    // time never overruns the FIFO (no entry of a visit whose step virtual
+    // time decided, D = E - 8, is dropped), and a late SET is dropped only if the FIFO was full
+    // already (at its B1), unless real-time ticks filled it meanwhile
+    reg       cmd_b1_full = 1'b0;
+    reg [7:0] host_d = 8'd0;                 // host_d[i]: a virtual-time step decided i + 1 clocks ago
+    integer   rt_near = 0;                   // clocks since a real-time step (D), up to 14
+    always @(posedge clk) if (!rst) begin
+        host_d <= {host_d[6:0], dut.step_host};
+        rt_near <= (dut.step_d && !dut.step_host) ? 14 : (rt_near != 0) ? rt_near - 1 : 0;
+        if (dut.w_cmd) cmd_b1_full <= dut.fifo_full;
+        if (dut.push_e && !dut.push_ok && host_d[7] && dut.hit_e != 0)
+            msg_err("virtual time overran the FIFO: a visit's entry dropped");
+        if (dut.push_e && !dut.push_ok && dut.late_e && !cmd_b1_full && rt_near == 0)
+            msg_err("a late SET dropped although the FIFO was not full at its B1");
+    end
+
     task t_overflow;
         integer hits, tt, ntot, c;
         begin
@@ -1670,6 +1687,24 @@ module tb_tw_core;
             expect_status(0);
             expect_reg(TW_REG_CNT_OVERFLOW, 0);
             expect_reg(TW_REG_CNT_EVENTS, nadv);
+
+            // late SETs while virtual time fills the FIFO: the room kept for
+            // the ticks and the CMD in flight means none is ever dropped
+            section = "full FIFO, late SETs (virtual time)";
+            reset_dut;
+            busy_range;
+            wb_write(TW_REG_ARM_LO, 0);              // every SET below is late
+            nadv = 2 * DEPTH + 6;
+            wb_write(TW_REG_ADVANCE, nadv);
+            for (i = 0; i < 3 * DEPTH; i = i + 1) begin
+                wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, i % nb));
+                read_event;                          // one pop a SET: the SETs alone never fill it
+            end
+            run_collect(nadv * 20 + 400);
+            wb_read(TW_REG_CNT_OVERFLOW, x);
+            expect_reg(TW_REG_CNT_EVENTS, nadv + 3 * DEPTH - x);
+            expect_reg(TW_REG_NOW_LO, nadv);
+            if (DEPTH >= 8) check("late SETs dropped (the SETs alone never fill it)", x, 0);
 
             // A late SET that finds the FIFO full is dropped, in any mode
             // (docs/chip.md): the FIFO filled by late SETs, time stopped
