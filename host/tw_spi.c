@@ -73,8 +73,13 @@ static int exchange(spi_link *l, const uint8_t tx[TW_SPI_FRAME_LEN], uint32_t *r
             l->stats.rejected_requests++;
             continue;
         }
+        /* A corrupted or late response. A late access is done once, and
+         * saved by the bridge: the unchanged frame gets its answer (0x03),
+         * or late again while the bus is still busy; never a second access. */
         if (rc < 0) {
             l->stats.bad_responses++;
+            if (rx[7] == TW_SPI_STATUS_LATE && tw_crc8(rx + 7, 5) == rx[12])
+                l->stats.late_responses++;
             continue;
         }
         if (rdata)

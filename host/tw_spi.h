@@ -10,6 +10,9 @@
 #include "tw_dev.h"
 
 #define TW_SPI_FRAME_LEN 13u
+/* Late (docs/spi.md): the bus had not acked in time, or was still busy with
+ * an earlier access. Not an answer: the frame is repeated unchanged. */
+#define TW_SPI_STATUS_LATE 0x00u
 #define TW_SPI_STATUS_DONE 0x01u
 #define TW_SPI_STATUS_BAD_CRC 0x02u
 #define TW_SPI_STATUS_REPEAT 0x03u
@@ -21,7 +24,7 @@ uint8_t tw_crc8(const uint8_t *bytes, size_t n);
 void tw_spi_encode(uint8_t frame[TW_SPI_FRAME_LEN], int write, int seq, unsigned word_addr,
                    uint32_t data);
 /* Checks a response: returns its status (TW_SPI_STATUS_*) and the data, or
- * TW_EIO if its CRC is wrong or its status unknown. */
+ * TW_EIO if its CRC is wrong or its status unknown or late. */
 int tw_spi_decode(const uint8_t rx[TW_SPI_FRAME_LEN], uint32_t *data);
 
 /* What carries frames: one full-duplex transfer with CS low throughout. */
@@ -38,6 +41,8 @@ typedef struct tw_spi_transport {
 
 typedef struct tw_spi_stats {
     uint64_t frames, retries, bad_responses, rejected_requests;
+    uint64_t late_responses; /* of the bad responses, those with a good CRC
+                              * and status late (0x00) */
 } tw_spi_stats;
 
 /* A device whose register accesses are SPI frames over `transport`.
@@ -54,14 +59,17 @@ typedef struct tw_vl_spi_config {
     unsigned half_period;    /* system clocks per half SCK period (>= 4) */
     double corrupt_rate;     /* probability that a frame gets one bit flipped */
     double drop_rate;        /* probability that a frame is cut short (CS_N rises
-                              * mid-request: nothing done) or its response is
-                              * lost (MISO floats high: the access happened) */
+                              * mid-request: nothing done), half of these; or
+                              * its response is lost (MISO floats high: the
+                              * access happened) or, unless a bit is flipped,
+                              * answered late (0x00, as by a bus slave slower
+                              * than the deadline: the access happened) */
     uint64_t seed;           /* for the faults and SCK phase jitter */
     struct tw_vl_spi_faults *faults; /* optional: counts of faults injected */
 } tw_vl_spi_config;
 
 typedef struct tw_vl_spi_faults {
-    uint64_t flipped_bits, cut_requests, lost_responses;
+    uint64_t flipped_bits, cut_requests, lost_responses, late_responses;
 } tw_vl_spi_faults;
 /* The Verilated FPGA top (bridge + core), frames clocked through bit by bit. */
 int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg);

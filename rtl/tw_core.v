@@ -271,7 +271,10 @@ module tw_core #(
                 {pc_borrow_q, pc_lo_q} <= {1'b0, pc_lo_q} - 17'd1;
                 pc_hi_q <= pc_hi_q - {15'd0, pc_borrow_q};
             end
-            ptick_q  <= presc_hit;
+            // Only while the prescaler is the source: with PRESCALE = 0 the
+            // first tick is then decided a clock after the source is set,
+            // as for any other PRESCALE.
+            ptick_q  <= presc_hit && ctrl_src_q == SRC_INT;
             reload_q <= presc_hit || ctrl_src_q != SRC_INT;
             // ADVANCE: the decision's decrement, a jump's amount, or a sum.
             adv_pend_q <= step_host;
@@ -453,10 +456,11 @@ module tw_core #(
     reg [DLY_W-1:0] dly_mem [0:15];
     reg [3:0]       dly_wa;
     reg [DLY_W-1:0] dly_q;
+    wire [3:0]      dly_ra = dly_wa - 4'd3;   // 4 bits: the address wraps
     always @(posedge i_clk) begin
         dly_mem[dly_wa] <= {tick_v, c_lvl, c_slot};
-        dly_wa          <= dly_wa + 4'd1;
-        dly_q           <= dly_mem[dly_wa - 4'd3];
+        dly_wa          <= i_rst ? 4'd0 : dly_wa + 4'd1;   // any start works; reset keeps simulation defined
+        dly_q           <= dly_mem[dly_ra];
     end
     reg [LEVELS-1:0]    visit_h1, visit_h2, visit_g;
     reg                 late_h1, late_h2, late_g;
@@ -739,8 +743,10 @@ module tw_core #(
                 j_cool <= 4'd8;
             else if (j_cool != 4'd0 && !j_busy_q)
                 j_cool <= j_cool - 4'd1;
+            // A command or a search start in the jump's own start clock counts
+            // too: the answer the jump was decided on may be gone.
             if (j_start)
-                j_seen <= 1'b0;
+                j_seen <= cmd_v || srch_start_q;
             else if (cmd_v || srch_start_q)
                 j_seen <= 1'b1;
             if (j_cmp_q) begin         // the gap against what ADVANCE has left

@@ -84,6 +84,8 @@ localparam integer TW_COALESCE_THRESH_WIDTH = 16;
 localparam [5:0] TW_REG_SPI_ERRORS = 6'd63;
 localparam integer TW_SPI_ERRORS_COUNT_LSB = 0;
 localparam integer TW_SPI_ERRORS_COUNT_WIDTH = 16;
+localparam integer TW_SPI_ERRORS_LATE_LSB = 16;
+localparam integer TW_SPI_ERRORS_LATE_WIDTH = 8;
 localparam integer TW_SPI_ERRORS_FLAG_LSB = 31;
 localparam integer TW_SPI_ERRORS_FLAG_WIDTH = 1;
 /* verilator lint_on UNUSEDPARAM */

@@ -48,7 +48,16 @@
 //
 // The caller holds i_base from i_start until o_valid (the search reads it
 // throughout: no copy is kept). The bitmaps must not change during a search
-// (the caller restarts it after a bitmap write).
+// (the caller restarts it after a bitmap write); writes up to and including
+// i_start's clock are seen (the first word is addressed in clock 1, and
+// tw_bitmap's search port shows the writes up to its address's clock).
+// i_rst (synchronous) stops any search: o_valid, o_found, o_next and
+// o_waddr read 0 until the next i_start.
+//
+// Ports: o_waddr and i_words hold one lane per level, level k at
+// [k*WA +: WA] and [k*SW +: SW], WA = max(b - 4, 1) address bits and
+// SW = min(2^b, 16) slots (bit i of level k's word at address w is slot
+// w * SW + i), as tw_bitmap's search port has them.
 //
 // Stages of a word addressed in clock t:
 //   t    A  o_waddr from the sequencer's registers; the word's mask and the
@@ -401,7 +410,7 @@ module tw_search #(
     always @(*) if (f_past_valid) begin
         // No answer before a search; none before the least cost; one by the
         // worst case's clock, T_max.
-        if (!f_on) assert(!o_valid);
+        if (!f_on) assert(!o_valid && !o_found && o_next == 48'd0);
         if (f_on && f_t < F_TMIN) assert(!o_valid);
         if (f_on && f_t >= F_TMAX) assert(o_valid);
         // The word addresses: 0 on a one-word level, and 0 with no scan

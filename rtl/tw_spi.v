@@ -7,6 +7,16 @@
 // bridge performs the access, and the bridge answers {status, data[31:0], crc}
 // in bytes 7-12. cmd = {write, sequence bit, word address[5:0]}.
 //
+// Bus latency: the access starts at the request's last bit (bit 47) and the
+// bridge decides whether it was answered in time as late as the frame
+// allows, at the rising edge of bit 62: status bits 7-1 are 0 whatever the
+// answer, so only bit 0 (bit 63) and the data depend on it. That is 15 SCK
+// periods, at least 120 clocks at SCK = f_sys / 8: a slave that acks within
+// ACK_MAX clocks of the request (0: in the same clock; tw_core: 1) is never
+// late while ACK_MAX <= 118 (one clock of margin for the synchronisers),
+// which elaboration checks and the formal proof spi-deadline proves.
+// docs/spi.md gives the limit for slower SCK ratios.
+//
 // Clocking: one clock domain. SCK, MOSI and CS_N pass through two-flop
 // synchronisers of equal length, so their relative order is kept to within
 // one clock; MOSI is taken on the synchronised rising edge of SCK. MISO is a
@@ -29,16 +39,25 @@
 // executed and leaves the saved one alone; one aborted after that was
 // executed, and the host's unchanged retry gets the saved answer.
 //
-// Status 0x00 (not in docs/spi.md, never seen with tw_core, which acks in one
-// clock): the bus did not ack before the response had to start, or a request
-// came while an earlier access was still outstanding (that request is not
-// executed). The host treats an unknown status as a corrupted response and
-// repeats the frame unchanged, which then gets 0x03 or is executed afresh.
+// Status 0x00, "late" (docs/spi.md): the bus had not acked by bit 62, or a
+// request came while an earlier access was still outstanding (that request
+// is not executed and not saved). A late access still completes, once, and
+// is saved: the host repeats the frame unchanged, which gets 0x03 with its
+// answer once the ack has come, and never a second access.
 //
 // Word address 63 (SPI_ERRORS) is answered here and never reaches the bus:
-// bits 15:0 count rejected requests (wrapping), bit 31 is a sticky flag that
-// a write with bit 31 set clears.
-module tw_spi (
+// bits 15:0 count rejected requests, bits 23:16 late frames (both wrapping),
+// bit 31 is a sticky flag that a write with bit 31 set clears.
+//
+// Area: the request shift register also sends the response. After the
+// request is checked it holds the request, which for a write is the echo;
+// a read's answer is loaded into its data bits at bit 63; then they shift
+// out MSB first, as the request came in. No multiplexer picks the bit.
+module tw_spi #(
+    // Slowest bus slave served at SCK = f_sys / 8, in clocks from the
+    // request's first clock to its ack (see above).
+    parameter integer ACK_MAX = 16
+) (
     input  wire        i_clk,
     input  wire        i_rst,          // synchronous, active high
     // SPI mode 0 slave (asynchronous inputs)
@@ -58,13 +77,23 @@ module tw_spi (
 `include "tw_regs.vh"
 
     // Bit positions within the frame, counted in SCK rising edges.
-    localparam [6:0] REQ_END   = 7'd40;    // bytes 0-4: cmd and data
     localparam [6:0] CRC_LAST  = 7'd47;    // last bit of the request's CRC byte
-    localparam [6:0] RESP_BEG  = 7'd56;    // first bit of byte 7 (status)
-    localparam [6:0] RCRC_BEG  = 7'd96;    // first bit of byte 12 (response CRC)
+    localparam [6:0] DEADLINE  = 7'd62;    // at its rising edge the bus must have acked
+    localparam [6:0] DATA_LOAD = 7'd63;    // status bit 0 leaves; a read's answer is loaded
     localparam [6:0] FRAME_END = 7'd104;   // 13 bytes
 
-    localparam [1:0] ST_BUSY = 2'd0, ST_DONE = 2'd1, ST_BADCRC = 2'd2, ST_REPEAT = 2'd3;
+    localparam [1:0] ST_LATE = 2'd0, ST_DONE = 2'd1, ST_BADCRC = 2'd2, ST_REPEAT = 2'd3;
+
+    // Issue (bit 47) to deadline (bit 62): 15 SCK periods, 120 clocks at
+    // f_sys / 8, one of them kept as margin for where the synchronisers
+    // catch the two edges; the ack is seen the clock after its cycle.
+    localparam integer ACK_LIMIT = 15 * 8 - 2;
+    generate
+        if (ACK_MAX < 0 || ACK_MAX > ACK_LIMIT) begin : g_ack_max_too_large
+            // Elaboration fails here: such a slave needs SCK below f_sys / 8.
+            tw_spi_ACK_MAX_exceeds_the_deadline_at_f_sys_8 u_stop ();
+        end
+    endgenerate
 
     function [7:0] crc8_step;              // CRC-8, poly x^8+x^2+x+1, MSB first
         input [7:0] c;
@@ -104,13 +133,41 @@ module tw_spi (
     reg        last_ok_q;     // last_q holds a request (not after reset)
     reg [31:0] resp_q;        // its read data (a write's echo is last_q's data)
     reg [15:0] err_cnt_q;
+    reg [7:0]  late_cnt_q;
     reg        err_flag_q;
 
     wire        req_we  = req_q[39];
     wire [5:0]  req_adr = req_q[37:32];
     wire [31:0] req_dat = req_q[31:0];
     wire        req_crc_ok = crc8_step(crc_q, mosi) == 8'h00;
+    // Where bit_q (0..FRAME_END) is, decoded from its bits: a comparison
+    // with a constant would cost a carry chain each.
+    // Bytes 7-12 (the response) start at bit 56, byte 8 (data) at 64 and
+    // byte 12 (its CRC) at 96.
+    wire in_req   = !bit_q[6] && !(bit_q[5] && (bit_q[4] || bit_q[3]));  // < 40: cmd, data
+    wire in_crc   = !bit_q[6] && !(bit_q[5] && bit_q[4]);                 // < 48: the whole request
+    wire in_resp  = (bit_q[6] || &bit_q[5:3]) && bit_q != FRAME_END;      // 56 .. 103: bytes 7-12
+    wire in_data  = bit_q[6] && !bit_q[5];                                // 64 .. 95: bytes 8-11
+    wire in_rcrc  = bit_q[6] && bit_q[5];                                 // 96 .. 104: byte 12
     wire        check = sck_rise && bit_q == CRC_LAST;   // the request is complete
+    // The request equals the saved one: compared into a flop, which leaves
+    // the 40-bit comparison out of the logic that decides the frame. The
+    // request is whole from bit 40's rising edge and the saved one changes
+    // only at `check`, 7 rising edges (14 SCK edges, as many clocks at the
+    // least) later, so eq_q is current there.
+    reg         eq_q;
+    always @(posedge i_clk)
+        eq_q <= req_q == last_q;
+    wire        is_repeat = last_ok_q && eq_q;
+    // A new good read of SPI_ERRORS: answered here, the clock after
+    // `check` (no SCK edge, so no count, can change in between).
+    wire        err_read = check && req_crc_ok && !o_wb_cyc && !is_repeat
+                           && req_adr == TW_REG_SPI_ERRORS && !req_we;
+    reg         err_read_q;
+    // A good request that finds the bus busy, or an access not acked by
+    // the deadline: status 0x00.
+    wire        late  = sck_rise && (check ? req_crc_ok && o_wb_cyc
+                                           : bit_q == DEADLINE && st_q[0] && o_wb_cyc && !i_wb_ack);
 
     // The bus access always carries the saved request: it cannot change while
     // the access is outstanding, since a request that finds the bus busy is
@@ -120,36 +177,40 @@ module tw_spi (
     assign o_wb_adr = last_q[37:32];
     assign o_wb_dat = last_q[31:0];
 
-    // Response bytes 7-11, bit tx_idx of {status, data}. Statuses 0x01 and
-    // 0x03 carry the saved data, 0x00 and 0x02 zeros: the data is shown
-    // exactly when st_q[0] is set. Gating the selected bit rather than the
-    // word, and echoing a write from the saved request rather than copying
-    // it, keeps the mux small.
-    wire [5:0]  tx_idx    = 6'd31 - bit_q[5:0];          // (95 - bit_q) mod 64: 39 .. 0 over bits 56 .. 95
-    wire [31:0] resp_data = last_q[39] ? last_q[31:0] : resp_q;
-    wire        tx_bit    = tx_idx[5] ? tx_idx[2:1] == 2'b00 && st_q[tx_idx[0]]
-                                      : st_q[0] && resp_data[tx_idx[4:0]];
+    // The bit sent after a falling edge, bits 56-103: the status byte (only
+    // its bits 1:0, at bits 62-63, can be set), the data from req_q[31]
+    // (statuses 0x01 and 0x03 carry data, 0x00 and 0x02 zeros: exactly when
+    // st_q[0] is set), then the CRC. Stepping the CRC with its own top bit
+    // shifts it out.
+    wire        tx_bit = in_rcrc ? crc_q[7]
+                       : in_data ? st_q[0] && req_q[31]
+                       : bit_q[2:1] == 2'b11 && st_q[!bit_q[0]];
 
     always @(posedge i_clk) begin
         if (i_rst) begin
             bit_q      <= 0;
             req_q      <= 0;
             crc_q      <= 0;
-            st_q       <= ST_BUSY;
+            st_q       <= ST_LATE;
             last_q     <= 0;
             last_ok_q  <= 1'b0;
             resp_q     <= 0;
             err_cnt_q  <= 0;
+            late_cnt_q <= 0;
+            err_read_q <= 1'b0;
             err_flag_q <= 1'b0;
             o_miso     <= 1'b0;
             o_wb_cyc   <= 1'b0;
         end else begin
             // The access completes whatever happens to the frame meanwhile.
-            if (o_wb_cyc && i_wb_ack) begin
+            if (o_wb_cyc && i_wb_ack)
                 o_wb_cyc <= 1'b0;
-                if (!o_wb_we)
-                    resp_q <= i_wb_dat;
-            end
+            // The answer to save: the bus's to a read, or SPI_ERRORS. Which
+            // one is told by a flop (the bus is busy exactly while its
+            // answer is awaited), so each bit takes one LUT.
+            err_read_q <= err_read;
+            if (o_wb_cyc ? i_wb_ack && !o_wb_we : err_read_q)
+                resp_q <= o_wb_cyc ? i_wb_dat : {err_flag_q, 7'd0, late_cnt_q, err_cnt_q};
 
             if (!sel) begin
                 // CS_N high ends or aborts the frame.
@@ -159,8 +220,12 @@ module tw_spi (
             end else if (sck_rise && bit_q != FRAME_END) begin
                 // Bits past the 13th byte are ignored until CS_N rises.
                 bit_q <= bit_q + 1'b1;
-                if (bit_q < REQ_END)
+                if (in_req)
                     req_q <= {req_q[38:0], mosi};
+                if (late) begin
+                    st_q       <= ST_LATE;               // at check: not executed, not saved
+                    late_cnt_q <= late_cnt_q + 1'b1;
+                end
                 if (check) begin
                     crc_q <= 8'h00;                      // now for the response
                     if (!req_crc_ok) begin
@@ -168,39 +233,36 @@ module tw_spi (
                         err_cnt_q  <= err_cnt_q + 1'b1;
                         err_flag_q <= 1'b1;
                     end else if (o_wb_cyc) begin
-                        st_q <= ST_BUSY;                 // not executed, not saved
-                    end else if (last_ok_q && req_q == last_q) begin
+                        // the bus is busy: `late` above, nothing else
+                    end else if (is_repeat) begin
                         st_q <= ST_REPEAT;
                     end else begin
                         st_q      <= ST_DONE;
                         last_q    <= req_q;
                         last_ok_q <= 1'b1;
                         if (req_adr == TW_REG_SPI_ERRORS) begin
-                            if (!req_we)
-                                resp_q <= {err_flag_q, 15'd0, err_cnt_q};
-                            else if (req_dat[TW_SPI_ERRORS_FLAG_LSB])
+                            if (req_we && req_dat[TW_SPI_ERRORS_FLAG_LSB])
                                 err_flag_q <= 1'b0;
                         end else begin
                             o_wb_cyc <= 1'b1;
                         end
                     end
-                end else if (bit_q < CRC_LAST) begin
+                end else if (in_crc) begin
                     crc_q <= crc8_step(crc_q, mosi);
                 end
             end else if (sck_fall) begin
-                // Too late for this frame if the bus has not acked by now
-                // (the status bits leave at bits 62-63, the data after them).
-                if (bit_q == RESP_BEG && st_q == ST_DONE && o_wb_cyc && !i_wb_ack)
-                    st_q <= ST_BUSY;
-                if (bit_q >= RESP_BEG && bit_q < RCRC_BEG) begin
+                if (in_resp) begin
                     o_miso <= tx_bit;
                     crc_q  <= crc8_step(crc_q, tx_bit);
-                end else if (bit_q >= RCRC_BEG && bit_q < FRAME_END) begin
-                    o_miso <= crc_q[7];
-                    crc_q  <= {crc_q[6:0], 1'b0};
                 end else begin
                     o_miso <= 1'b0;
                 end
+                // A read's answer joins the request register (a write's
+                // echo is there already); then the data shifts out.
+                if (bit_q == DATA_LOAD && !req_q[39])
+                    req_q[31:0] <= resp_q;
+                else if (in_data)
+                    req_q[31:0] <= {req_q[30:0], 1'b0};
             end
         end
     end
@@ -208,7 +270,10 @@ module tw_spi (
 `ifdef FORMAL
     // Proved by tests/formal/run.sh (docs/verification.md): k-induction over
     // every reachable state, and covers. Assumed: the run starts in reset and
-    // the bus slave acks only while a request is outstanding.
+    // the bus slave acks only while a request is outstanding, after any
+    // number of clocks or never. With TW_SPI_F_DEADLINE, also assumed: it
+    // acks within ACK_MAX clocks, and SCK edges are at least 4 clocks apart
+    // (SCK <= f_sys / 8); then no frame is late.
     //
     // With TW_SPI_F_WITNESS=N cover N becomes a failing assertion and the
     // proved properties are left out: a BMC run at the cover's step then
@@ -220,6 +285,7 @@ module tw_spi (
 `else
 `define TW_SPI_ASSERT(c) assert(c)
 `endif
+    localparam [6:0] F_REQ_END = 7'd40;    // bytes 0-4: cmd and data
     reg f_past_valid;
     initial f_past_valid = 1'b0;
     always @(posedge i_clk)
@@ -252,6 +318,12 @@ module tw_spi (
         `TW_SPI_ASSERT(!o_wb_cyc || o_wb_adr != TW_REG_SPI_ERRORS);
         `TW_SPI_ASSERT(!o_wb_cyc || last_ok_q);
         `TW_SPI_ASSERT(bit_q <= FRAME_END);
+        // the decodes of bit_q are the ranges they name
+        `TW_SPI_ASSERT(in_req == (bit_q < F_REQ_END));
+        `TW_SPI_ASSERT(in_crc == (bit_q <= CRC_LAST));
+        `TW_SPI_ASSERT(in_resp == (bit_q >= 7'd56 && bit_q < FRAME_END));
+        `TW_SPI_ASSERT(in_data == (bit_q >= 7'd64 && bit_q < 7'd96));
+        `TW_SPI_ASSERT(in_rcrc == (bit_q >= 7'd96));
     end
     always @(posedge i_clk)
         if (f_past_valid) begin
@@ -290,10 +362,12 @@ module tw_spi (
     wire [47:0] f_frame_next = {f_frame[46:0], mosi};   // at `check`: all 48 bits
     wire [39:0] f_req_next   = f_frame_next[47:8];
     wire        f_good       = crc8_step(f_crc, mosi) == 8'h00;
-    wire [6:0]  f_req_bits   = bit_q < REQ_END ? bit_q : REQ_END;
+    wire [6:0]  f_req_bits   = bit_q < F_REQ_END ? bit_q : F_REQ_END;
     wire [39:0] f_req_mask   = ~(40'hFF_FFFF_FFFF << f_req_bits);
     wire [47:0] f_req_seen   = f_frame >> (bit_q - f_req_bits);  // request bits among those seen
     always @(*) if (f_past_valid && !i_rst && bit_q <= CRC_LAST) begin
+        if (bit_q > F_REQ_END)
+            `TW_SPI_ASSERT(eq_q == (req_q == last_q));
         `TW_SPI_ASSERT(crc_q == f_crc);
         `TW_SPI_ASSERT((req_q & f_req_mask) == (f_req_seen[39:0] & f_req_mask));
     end
@@ -320,7 +394,7 @@ module tw_spi (
         end
         // good CRC with the bus busy: not executed, not saved
         if (f_good_q && f_busy_q)
-            `TW_SPI_ASSERT(st_q == ST_BUSY && last_q == f_last_before);
+            `TW_SPI_ASSERT(st_q == ST_LATE && last_q == f_last_before);
         // a repeat of the last executed request: answered, never re-executed
         if (f_good_q && !f_busy_q && f_repeat_q)
             `TW_SPI_ASSERT(st_q == ST_REPEAT && last_q == f_last_before && !(o_wb_cyc && !f_busy_q));
@@ -344,23 +418,34 @@ module tw_spi (
         if (o_wb_cyc && i_wb_ack)
             f_saved <= o_wb_we ? o_wb_dat : i_wb_dat;
     wire f_last_bus = last_ok_q && last_q[37:32] != TW_REG_SPI_ERRORS;
-    // Past the status byte's first bit, a done or repeated frame's access has completed.
-    wire f_resp_started = bit_q > RESP_BEG || (bit_q == RESP_BEG && !sck_q[2]);
+    // The data a done or repeated frame shows.
+    wire [31:0] f_resp_data = last_q[39] ? last_q[31:0] : resp_q;
+    // Past the deadline, a done or repeated frame's access has completed.
+    wire f_past_deadline = bit_q > DEADLINE;
+    // The request register sends the data: until bit 63's falling edge it
+    // holds the request (the saved one, in a done or repeated frame), after
+    // it the data, shifted once per data bit sent.
+    wire f_loaded = bit_q > DATA_LOAD || (bit_q == DATA_LOAD && !sck_q[2]);
+    wire [6:0] f_sent = bit_q - DATA_LOAD - {6'd0, sck_q[2]};
     always @(*) if (f_past_valid && !i_rst) begin
         if (f_last_bus && !o_wb_cyc)
-            `TW_SPI_ASSERT(resp_data == f_saved);
-        if (st_q != ST_BUSY && bit_q > CRC_LAST)
+            `TW_SPI_ASSERT(f_resp_data == f_saved);
+        if (st_q != ST_LATE && bit_q > CRC_LAST)
             `TW_SPI_ASSERT(last_ok_q || st_q == ST_BADCRC);
-        if (st_q[0] && f_resp_started)
+        if (st_q[0] && f_past_deadline)
             `TW_SPI_ASSERT(!o_wb_cyc);
         if (st_q == ST_REPEAT && bit_q > CRC_LAST)
             `TW_SPI_ASSERT(!o_wb_cyc);
+        if (sel && st_q[0] && bit_q > CRC_LAST && !f_loaded)
+            `TW_SPI_ASSERT(req_q == last_q);
+        if (sel && st_q[0] && f_loaded && !in_rcrc)
+            `TW_SPI_ASSERT(req_q[31:0] == f_resp_data << f_sent);
     end
     // MISO in bytes 8-11: the saved response for statuses 0x01 and 0x03 (a
     // repeat gets what the original access returned), zeros otherwise.
     reg f_data_bit, f_data_shown, f_data_saved, f_data_expect;
     always @(posedge i_clk) begin
-        f_data_bit    <= !i_rst && sck_fall && bit_q >= 7'd64 && bit_q < RCRC_BEG;
+        f_data_bit    <= !i_rst && sck_fall && in_data;
         f_data_shown  <= st_q[0];
         f_data_saved  <= f_last_bus;
         f_data_expect <= f_saved[7'd95 - bit_q];
@@ -373,16 +458,64 @@ module tw_spi (
                 `TW_SPI_ASSERT(o_miso == f_data_expect);
         end
 
-    // ---- Not vacuous: a bad request rejected, a good one executed, and
-    // a repeat answered (that needs a second frame: past 200 clocks).
+`ifdef TW_SPI_F_DEADLINE
+    // ---- The deadline (proof spi-deadline, at ACK_MAX = 118): with SCK
+    // edges at least 4 clocks apart (SCK <= f_sys / 8; formal inputs change
+    // only at clock edges, so the synchronisers catch each edge exactly)
+    // and a slave that acks within ACK_MAX clocks, no frame is late: the
+    // access is acked by bit 62's rising edge, and none is outstanding when
+    // a later request is checked. Kept inductive by a lower bound on the
+    // clocks an access has waited: 4 per SCK edge since it began.
+    wire       f_edge = sck_q[1] != sck_q[2];   // an SCK edge reaches the logic
+    reg  [1:0] f_since;                          // clocks since the last one, up to 3
+    reg  [4:0] f_edges;                          // edges since the access began, up to 30
+    reg  [7:0] f_wait;                           // clocks the access has waited
+    always @(posedge i_clk) begin
+        f_since <= f_edge ? 2'd0 : f_since == 2'd3 ? 2'd3 : f_since + 1'b1;
+        if (!o_wb_cyc) begin
+            f_wait  <= 8'd0;
+            f_edges <= 5'd0;
+        end else begin
+            f_wait  <= f_wait + 1'b1;
+            f_edges <= f_edges + {4'd0, f_edge && f_edges != 5'd30};
+        end
+    end
+    always @(*) if (f_past_valid) begin
+        if (f_edge)
+            assume(f_since == 2'd3);
+        if (o_wb_cyc && f_wait == ACK_MAX)
+            assume(i_wb_ack);
+    end
+    // Edges a frame has seen by its bit_q: from its start (an access from
+    // an earlier frame), or from `check` (this frame's access).
+    wire [7:0] f_edges_frame = {bit_q, 1'b0} - {7'd0, sck_q[2]};
+    wire [7:0] f_edges_check = {bit_q - CRC_LAST - 1'b1, 1'b0} + {7'd0, !sck_q[2]};
+    always @(*) if (f_past_valid && !i_rst) begin
+        assert(!late);
+        if (o_wb_cyc) begin
+            assert(f_wait <= ACK_MAX);
+            assert(f_wait >= {1'b0, f_edges, 2'b00} + {6'd0, f_since});
+            if (sel && bit_q != 0 && bit_q <= CRC_LAST)
+                assert({3'd0, f_edges} >= (f_edges_frame > 8'd30 ? 8'd30 : f_edges_frame));
+            if (sel && bit_q > CRC_LAST && bit_q <= DATA_LOAD)
+                assert({3'd0, f_edges} >= (f_edges_check > 8'd30 ? 8'd30 : f_edges_check));
+        end
+    end
+`endif
+
+    // ---- Not vacuous: a bad request rejected, a good one executed, a
+    // repeat answered (that needs a second frame: past 200 clocks), and an
+    // access not acked by the deadline.
     wire f_cover_bad    = f_check && !f_good_q;
     wire f_cover_exec   = f_check && f_good_q && !f_busy_q && !f_repeat_q && o_wb_cyc;
     wire f_cover_repeat = f_check && f_good_q && !f_busy_q && f_repeat_q;
+    wire f_cover_late   = late && bit_q == DEADLINE;
 `ifdef TW_SPI_F_WITNESS
     always @(*) if (f_past_valid && !i_rst)
         case (`TW_SPI_F_WITNESS)
             1: assert(!f_cover_bad);
             2: assert(!f_cover_exec);
+            4: assert(!f_cover_late);
             default: assert(!f_cover_repeat);
         endcase
 `else
@@ -390,6 +523,7 @@ module tw_spi (
         cover(f_cover_bad);
         cover(f_cover_exec);
         cover(f_cover_repeat);
+        cover(f_cover_late);
     end
 `endif
 `undef TW_SPI_ASSERT

@@ -324,8 +324,8 @@ static void usage(FILE *f)
             "  --geometry M,B,F     C model only: M levels of 2^B slots, FIFO of 2^F (default 4,8,4)\n"
             "  --spi-corrupt P      spi only: each frame has a bit flipped with probability P\n"
             "                       (0..1, default 0); the link detects it and retries\n"
-            "  --spi-drop P         spi only: each frame is cut short or loses its response\n"
-            "                       with probability P (0..1, default 0)\n"
+            "  --spi-drop P         spi only: each frame is cut short, loses its response or\n"
+            "                       is answered late with probability P (0..1, default 0)\n"
             "  --spi-dev PATH       spidev only: the SPI device (default /dev/spidev0.0)\n"
             "  --chip-hz N          spidev only: the clock the bitstream runs at (default\n"
             "                       48000000, the iCEBreaker's; 120000000 for the HX8K)\n"
@@ -543,7 +543,7 @@ int main(int argc, char **argv)
 
     tw_dev dev;
     tw_sim_config cfg = {geo_m, geo_b, geo_f, trace};
-    tw_vl_spi_faults faults = {0, 0, 0};
+    tw_vl_spi_faults faults = {0};
     tw_vl_spi_config spi = {.sim = {0, 0, 0, NULL}, .half_period = 4, .corrupt_rate = spi_corrupt,
                             .drop_rate = spi_drop, .seed = seed, .faults = &faults};
     tw_spidev_config board = {.spi_path = spi_dev, .speed_hz = (uint32_t)spi_hz, .chip_hz = (uint32_t)chip_hz,
@@ -684,14 +684,18 @@ int main(int argc, char **argv)
            elapsed, elapsed > 0 ? (double)cycles / elapsed / 1e6 : 0.0);
     const tw_spi_stats *link = tw_spi_get_stats(&dev);
     if (link) {
-        printf("  spi frames       %12llu  (%llu retried: %llu bad responses, %llu requests the bridge rejected)\n",
+        printf("  spi frames       %12llu  (%llu retried: %llu bad responses of which %llu late, %llu requests the "
+               "bridge rejected)\n",
                (unsigned long long)link->frames, (unsigned long long)link->retries,
-               (unsigned long long)link->bad_responses, (unsigned long long)link->rejected_requests);
+               (unsigned long long)link->bad_responses, (unsigned long long)link->late_responses,
+               (unsigned long long)link->rejected_requests);
         if (spi_faults_given)
-            printf("  faults injected  %12llu  (%llu flipped bits, %llu cut requests, %llu lost responses)\n",
-                   (unsigned long long)(faults.flipped_bits + faults.cut_requests + faults.lost_responses),
+            printf("  faults injected  %12llu  (%llu flipped bits, %llu cut requests, %llu lost responses, %llu late "
+                   "responses)\n",
+                   (unsigned long long)(faults.flipped_bits + faults.cut_requests + faults.lost_responses +
+                                        faults.late_responses),
                    (unsigned long long)faults.flipped_bits, (unsigned long long)faults.cut_requests,
-                   (unsigned long long)faults.lost_responses);
+                   (unsigned long long)faults.lost_responses, (unsigned long long)faults.late_responses);
     }
     if (trace)
         printf("  waveform         %s\n", trace);

@@ -2,8 +2,10 @@
 // SPI bridge + core) with every frame clocked through it bit by bit, SPI
 // mode 0, so the driver's SPI path runs end to end. Optional fault
 // injection flips one bit of a frame, in the request or in the response,
-// cuts a request short (CS_N rises before its CRC byte is in), or loses a
-// response (MISO floating high for the whole frame).
+// cuts a request short (CS_N rises before its CRC byte is in), loses a
+// response (MISO floating high for the whole frame), or answers it late
+// (all zeros: status 0x00 with a good CRC, what the bridge sends when its
+// bus slave acks after the deadline; the access happened and is saved).
 #include <cstdint>
 #include <cstdlib>
 #include <new>
@@ -79,13 +81,16 @@ int spi_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
     if (in_request)
         out[flip_bit / 8] ^= (uint8_t)(0x80u >> (flip_bit % 8));
     bool drop = happens(c, c->drop_rate);
-    bool cut = drop && (next_random(c) & 1);
+    unsigned drop_kind = drop ? (unsigned)(next_random(c) % 4) : 0;
+    bool cut = drop && drop_kind < 2;
+    bool late = drop && drop_kind == 3 && !corrupt;
     // A cut frame ends before the last bit of byte 5: the bridge does nothing.
     size_t cut_at_bit = cut ? (size_t)(next_random(c) % 47) : len * 8;
     if (c->faults) {
         c->faults->flipped_bits += corrupt;
         c->faults->cut_requests += cut;
-        c->faults->lost_responses += drop && !cut;
+        c->faults->lost_responses += drop && !cut && !late;
+        c->faults->late_responses += late;
     }
 
     c->top->i_cs_n = 0;
@@ -114,7 +119,7 @@ int spi_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
         rx[flip_bit / 8] ^= (uint8_t)(0x80u >> (flip_bit % 8));
     if (drop && !cut)
         for (size_t i = 0; i < len; i++)
-            rx[i] = 0xFF;
+            rx[i] = late ? 0x00 : 0xFF;
     return 0;
 }
 

@@ -1,7 +1,8 @@
 /* The driver suite over SPI: the Verilated FPGA top (SPI bridge + core) with
  * the driver's frames clocked through it bit by bit, once on a clean link and
- * once on a noisy one that flips bits, cuts requests short and loses
- * responses. Nothing may be lost or done twice.
+ * once on a noisy one that flips bits, cuts requests short, loses responses
+ * and answers late (status 0x00, the access done). Nothing may be lost or
+ * done twice.
  *
  *   test-spi [--seed N] [--ops N]
  */
@@ -41,6 +42,7 @@ static int noisy_frames_checked(void)
 {
     tw_dev dev;
     tw_sim_config cfg = {0};
+    uint64_t late_before = noisy_faults.late_responses;
     if (open_noisy(&dev, &cfg) < 0)
         return 0;
     uint32_t v;
@@ -57,11 +59,17 @@ static int noisy_frames_checked(void)
            (unsigned long long)st->frames, (unsigned long long)st->retries,
            (unsigned long long)st->rejected_requests, (unsigned long long)st->bad_responses,
            (unsigned)TW_GET(TW_SPI_ERRORS_COUNT, errs));
-    printf("# spi-noisy: the whole noisy run survived %llu flipped bits, %llu cut requests, %llu lost responses\n",
+    printf("# spi-noisy: the whole noisy run survived %llu flipped bits, %llu cut requests, %llu lost responses, "
+           "%llu late responses (%llu on this link, the host counted %llu)\n",
            (unsigned long long)noisy_faults.flipped_bits, (unsigned long long)noisy_faults.cut_requests,
-           (unsigned long long)noisy_faults.lost_responses);
+           (unsigned long long)noisy_faults.lost_responses, (unsigned long long)noisy_faults.late_responses,
+           (unsigned long long)(noisy_faults.late_responses - late_before),
+           (unsigned long long)st->late_responses);
+    /* Every late answer injected on this link is one the host saw as late
+     * (a flipped bit is never injected into the same frame). */
     ok = ok && st->retries > 0 && st->rejected_requests > 0 && st->bad_responses > 0 &&
-         noisy_faults.cut_requests > 0 && noisy_faults.lost_responses > 0 &&
+         noisy_faults.cut_requests > 0 && noisy_faults.lost_responses > 0 && st->late_responses > 0 &&
+         st->late_responses == noisy_faults.late_responses - late_before &&
          TW_GET(TW_SPI_ERRORS_COUNT, errs) >= st->rejected_requests;
     tw_dev_close(&dev);
     return ok;

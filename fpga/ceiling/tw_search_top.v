@@ -4,10 +4,13 @@
 // measurement, not part of the chip. The inputs come from a shift register
 // fed by one pin, the outputs are folded into one registered parity pin, as
 // scan_top does for fpga/ceiling/scan.v. The base is held in a register
-// from the start on, as the core holds it.
+// from the start on, as the core holds it. BITMAPS = 0 leaves the bitmaps
+// out (the words come from the shift register, registered) to measure the
+// search alone: at 1 x 12, tw_bitmap's 256 written flags are the slower part.
 module tw_search_top #(
     parameter integer LEVELS    = 4,
-    parameter integer SLOT_BITS = 8
+    parameter integer SLOT_BITS = 8,
+    parameter integer BITMAPS   = 1
 ) (
     input  wire i_clk,
     input  wire i_rst,
@@ -39,15 +42,28 @@ module tw_search_top #(
     wire [LEVELS*SW-1:0] words;
     genvar gl;
     generate
-        for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
-            /* verilator lint_off PINCONNECTEMPTY */
-            tw_bitmap #(.SLOT_BITS(B)) u_bitmap (
-                .i_clk(i_clk), .i_rst(rst_q), .i_clear_all(clr),
-                .i_wr(wr && wr_lvl == gl), .i_wr_slot(wr_slot), .i_wr_val(wr_val),
-                .i_visit_slot({B{1'b0}}), .o_visit_bit(),
-                .i_search_word(waddr[gl*WA +: WA]), .o_search_word(words[gl*SW +: SW])
-            );
-            /* verilator lint_on PINCONNECTEMPTY */
+        if (BITMAPS != 0) begin : g_bitmaps
+            for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
+                /* verilator lint_off PINCONNECTEMPTY */
+                tw_bitmap #(.SLOT_BITS(B)) u_bitmap (
+                    .i_clk(i_clk), .i_rst(rst_q), .i_clear_all(clr),
+                    .i_wr(wr && wr_lvl == gl), .i_wr_slot(wr_slot), .i_wr_val(wr_val),
+                    .i_visit_slot({B{1'b0}}), .o_visit_bit(),
+                    .i_search_word(waddr[gl*WA +: WA]), .o_search_word(words[gl*SW +: SW])
+                );
+                /* verilator lint_on PINCONNECTEMPTY */
+            end
+        end else begin : g_no_bitmaps
+            // Words that depend on the address, so that it is not optimised away.
+            reg [LEVELS*SW-1:0] words_q;
+            integer j;
+            always @(posedge i_clk)
+                for (j = 0; j < LEVELS * SW; j = j + 1)
+                    words_q[j] <= sh_q[j % SH] ^ waddr[j % (LEVELS * WA)];
+            assign words = words_q;
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused = ^{wr, wr_lvl, wr_val, clr, wr_slot};
+            /* verilator lint_on UNUSEDSIGNAL */
         end
     endgenerate
     wire        valid, found;

@@ -100,7 +100,7 @@ spi=rtl/tw_spi.v
 # make test runs the quick set (about a minute on a loaded 2-core machine);
 # FORMAL_DEEP=1 deepens it and adds the covers of the core, the next-busy
 # answer and the other SPI witnesses (the repeat needs two SPI frames: 196
-# steps). Depths: quick, deep.
+# steps; a frame late at its deadline, bit 62, about 128). Depths: quick, deep.
 geo="LEVELS=2 SLOT_BITS=2 FIFO_LOG2=1"
 prove evfifo-d1        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=1"
 prove evfifo-d2        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
@@ -108,6 +108,7 @@ prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
 prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove spi              ind     2 4 tw_spi "$spi" ""
 prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
+prove spi-deadline     ind     2 4 tw_spi "$spi" "ACK_MAX=118" TW_SPI_F_DEADLINE
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
 prove core-ind         ind     2 4 tw_core "$core" "$geo" TW_CORE_F_INDUCT
 prove core-bmc         bmc     6 12 tw_core "$core" "$geo"
@@ -120,6 +121,7 @@ if [ "$deep" = 1 ]; then
     prove core-next-cover  cover   8 8 tw_core "$core" "$geo" "TW_CORE_F_SKIP TW_CORE_F_NEXT"
     prove spi-bad-crc      witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
     prove spi-repeat       witness 196:197 196:197 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
+    prove spi-late         witness 126:130 126:130 tw_spi "$spi" "" TW_SPI_F_WITNESS=4
 fi
 
 exit $failed

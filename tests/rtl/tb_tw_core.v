@@ -46,8 +46,7 @@
 // the counter (poke_now) while time stands still and nothing is in flight:
 // the counter's flops (lo_q, lo_d_q, hi_q, tick_v) and the model's tick, and a
 // new search is started (dut.srch_start_q, dut.srch_base_q). The per-cycle
-// checks read dut.tick_p, dut.searching_q, dut.fifo_count; dut.dly_wa gets a
-// start value (it has no reset; see the note at its initial block).
+// checks read dut.tick_p, dut.searching_q, dut.fifo_count.
 module tb_tw_core;
     parameter integer LEVELS    = 4;
     parameter integer SLOT_BITS = 8;
@@ -619,7 +618,8 @@ module tb_tw_core;
             m_jfar <= m_n2_v && !m_n2_gap[47] && (m_vhold ? m_n2_gap[46:1] != 0 : m_n2_gap[46:5] != 0);
             m_jgo <= m_src == 2'd0 && m_nz && m_n2_v && m_s_valid && (m_jfar || !m_n2_f) && m_jadvfar
                      && !jbusy && m_jcool == 0 && !m_hold && !advbusy && !wadv;
-            if (jstart) m_jseen <= 0;
+            // a command's V or a search start from the jump's start clock on
+            if (jstart) m_jseen <= cset || cclr || call || m_s_start;
             else if (cset || cclr || call || m_s_start) m_jseen <= 1;
             if (jstart) begin
                 m_jclk <= 1; m_jab <= 0;
@@ -670,13 +670,6 @@ module tb_tw_core;
         if (dut.fifo_count !== mq_n) err("STATUS.FIFO_COUNT (dut.fifo_count) vs model", dut.fifo_count, mq_n);
         if (ack && m_ack && m_isrd3 && rdat !== m_rd3) err_reg("read", last_adr, " (vs model)", rdat, m_rd3);
     end
-
-    // rtl/tw_core.v's dly_wa (the address of the small RAM that carries an
-    // entry's tick, level and slot from V to E) has neither a reset nor an
-    // initial value: in a four-state simulator every event's tick, level and
-    // slot would read X. Any start value works (read and write addresses
-    // move together), so the testbench gives it one.
-    initial dut.dly_wa = 4'd0;
 
     // ================================================================ bus
     // One access as sim/tw_vl.cpp makes it; called at a falling edge, so the

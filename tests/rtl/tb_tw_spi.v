@@ -13,12 +13,15 @@
 // One SPI master drives two slaves on a shared SCK/MOSI, each with its own
 // CS_N (so each slave also sees the other's traffic with CS_N high):
 //  * target 0: tw_spi_top, the bridge in front of the real tw_core;
-//  * target 1: a bare tw_spi in front of a behavioural Wishbone slave (64
-//    words of memory) that acks after a random 0..4 cycles (0: in the same
-//    cycle, combinationally), or after a fixed long latency in the section
-//    "slow ack"; it checks the classic protocol (stb only with cyc, the
-//    request held unchanged until ack, word 63 never on the bus) and drives
-//    junk on its read data except in the ack cycle.
+//  * target 1: a bare tw_spi (ACK_MAX = 118, the most SCK = f_sys/8
+//    allows) in front of a behavioural Wishbone slave (64 words of memory)
+//    that acks after a random latency per access: 0..4 clocks (0: in the
+//    same clock, combinationally; tw_core takes 1), 0..16 (a pipelined
+//    core's range) or 0..ACK_MAX, a quarter to a half of the time each; or
+//    a fixed latency in the section "slow ack". It checks the classic
+//    protocol (stb only with cyc, the request held unchanged until ack, word
+//    63 never on the bus) and drives junk on its read data except in the
+//    ack cycle.
 //
 // The master sends every frame bit by bit with real-valued delays: SCK half
 // periods from f_sys/8 (4 clocks exactly, with a random phase per frame) to
@@ -33,8 +36,9 @@
 // counter and flag) predicts each frame's status and data and how many bus
 // accesses it makes; bus monitors count the accesses each slave acks and
 // record the last one. The counts are compared at bit 24 of the next frame
-// (or 16 clocks after a frame shorter than that), when the previous frame's
-// access has completed and the present one cannot have started. For target
+// (or once both buses are idle after a frame shorter than that), when the
+// previous frame's access has completed (an access takes at most ACK_MAX + 1
+// clocks, less than 24 SCK periods) and the present one cannot have started. For target
 // 0 the model knows the read-write registers it wrote and the constants; the
 // directed sections give the expected value of the other reads.
 //
@@ -44,7 +48,10 @@
 // to-clear, never on the bus); aborts at every bit; the exact f_sys/8 limit
 // at random phases; random traffic on both targets (new requests,
 // repeats, corruption of 1 or 3 bits of bytes 0-5, aborts, retries); slow
-// acks (status 0x00 and the retry); reset forgets the saved request.
+// acks (latencies around the deadline at f_sys/8: 0x01 up to ACK_MAX, 0x00
+// beyond, counted in SPI_ERRORS.LATE, the retry answered 0x03 without a
+// second access; a request that finds the bus busy not executed); reset
+// forgets the saved request.
 module tb_tw_spi;
 `include "tw_regs.vh"
 
@@ -65,10 +72,11 @@ module tb_tw_spi;
         .i_ext_tick(ext_tick), .o_irq(irq_top)
     );
 
+    localparam integer ACK_MAX = 118;       // the bridge's limit at SCK = f_sys/8
     wire        br_cyc, br_stb, br_we, br_ack;
     wire [5:0]  br_adr;
     wire [31:0] br_wdat, br_rdat;
-    tw_spi br (
+    tw_spi #(.ACK_MAX(ACK_MAX)) br (
         .i_clk(clk), .i_rst(rst),
         .i_sck(sck), .i_cs_n(cs_n[1]), .i_mosi(mosi), .o_miso(miso_br),
         .o_wb_cyc(br_cyc), .o_wb_stb(br_stb), .o_wb_we(br_we), .o_wb_adr(br_adr),
@@ -167,8 +175,7 @@ module tb_tw_spi;
     reg [15:0] sl_wait_q = 0;               // cycles the present request has waited
     reg [15:0] sl_lat_q = 0;                // cycles it waits before ack
     reg [31:0] sl_junk_q = 0;
-    integer    sl_lat_max = 4;              // random latency 0..sl_lat_max, or
-    integer    sl_lat_fix = -1;             // this fixed one if >= 0
+    integer    sl_lat_fix = -1;             // a fixed latency if >= 0, else random
     reg        sl_pend = 1'b0;
     reg        sl_we_c;
     reg [5:0]  sl_adr_c;
@@ -176,6 +183,19 @@ module tb_tw_spi;
 
     assign br_ack  = br_cyc && br_stb && sl_wait_q >= sl_lat_q;
     assign br_rdat = br_ack ? sl_mem[br_adr] : sl_junk_q;
+
+    // The next access's latency: 0..4, 0..16 or 0..ACK_MAX clocks.
+    integer sl_hist [0:2];                  // random latencies drawn: <= 4, <= 16, more
+    integer sl_next, sl_k;
+    function integer sl_rand_lat;
+        input integer dummy;
+        integer r, n;
+        begin
+            r = ($random(seed_sl) & 32'h7FFF_FFFF) % 4;
+            n = r < 2 ? 4 : r == 2 ? 16 : ACK_MAX;
+            sl_rand_lat = ($random(seed_sl) & 32'h7FFF_FFFF) % (n + 1);
+        end
+    endfunction
 
     always @(posedge clk) begin
         sl_junk_q <= $random(seed_sl);
@@ -202,7 +222,12 @@ module tb_tw_spi;
                     acc_dat[1] = br_wdat;
                     sl_pend    = 1'b0;
                     sl_wait_q <= 0;
-                    sl_lat_q  <= sl_lat_fix >= 0 ? sl_lat_fix : ($random(seed_sl) & 32'h7FFF_FFFF) % (sl_lat_max + 1);
+                    sl_next    = sl_lat_fix >= 0 ? sl_lat_fix : sl_rand_lat(0);
+                    sl_lat_q  <= sl_next;
+                    if (sl_lat_fix < 0) begin
+                        sl_k = sl_next <= 4 ? 0 : sl_next <= 16 ? 1 : 2;
+                        sl_hist[sl_k] = sl_hist[sl_k] + 1;
+                    end
                 end else begin
                     sl_wait_q <= sl_wait_q + 1'b1;
                 end
@@ -240,6 +265,7 @@ module tb_tw_spi;
     reg [31:0] m_resp [0:1];
     reg        m_known [0:1];               // m_resp is known (else taken from the DUT)
     reg [15:0] m_ecnt [0:1];
+    reg [7:0]  m_late [0:1];
     reg        m_flag [0:1];
     integer    exp_acc [0:1];
     reg        exp_we [0:1];
@@ -392,10 +418,8 @@ module tb_tw_spi;
             // CS_N high: mostly just over one clock, sometimes longer
             i = urand(8);
             #(i < 5 ? 1.1 * T + frand(0) * T : i < 7 ? 2.0 * T + frand(0) * 8.0 * T : 10.0 * T + frand(0) * 90.0 * T);
-            if (nbits < 24) begin
-                repeat (16) @(posedge clk);
-                check_acc;
-            end
+            if (nbits < 24)
+                settle;
             n_frames = n_frames + 1;
         end
     endtask
@@ -452,7 +476,7 @@ module tb_tw_spi;
                     m_ok[tg] = 1'b1;
                     m_last[tg] = sreq;
                     if (adr == TW_REG_SPI_ERRORS) begin
-                        resp = we ? wd : {m_flag[tg], 15'd0, m_ecnt[tg]};
+                        resp = we ? wd : errs_word(tg);
                         if (we && wd[31]) m_flag[tg] = 1'b0;
                     end else begin
                         exp_acc[tg] = exp_acc[tg] + 1;
@@ -566,9 +590,17 @@ module tb_tw_spi;
     task settle;                            // let the last access finish, then compare counts
         begin
             repeat (16) @(posedge clk);
+            while (br_cyc || top.wb_cyc) @(posedge clk);
             check_acc;
         end
     endtask
+
+    function [31:0] errs_word;              // SPI_ERRORS as the model has it
+        input integer tg;
+        begin
+            errs_word = {m_flag[tg], 7'd0, m_late[tg], m_ecnt[tg]};
+        end
+    endfunction
 
     function [47:0] one_bit;                // a flip of one random bit in bytes 0-5
         input integer dummy;
@@ -707,7 +739,7 @@ module tb_tw_spi;
         begin
             section = "spi_errors";
             for (tg = 0; tg < 2; tg = tg + 1) begin
-                rd(tg, TW_REG_SPI_ERRORS, {m_flag[tg], 15'd0, m_ecnt[tg]});
+                rd(tg, TW_REG_SPI_ERRORS, errs_word(tg));
                 n = 2 + urand(4);
                 for (k = 0; k < n; k = k + 1) begin
                     seq[tg] = ~seq[tg];
@@ -718,13 +750,13 @@ module tb_tw_spi;
                     expect_resp("corrupted request", 8'h02, 0);
                 end
                 check("model error count", m_ecnt[tg], (tg == 0 ? 1 : 0) + n);
-                rd(tg, TW_REG_SPI_ERRORS, {1'b1, 15'd0, m_ecnt[tg]});
+                rd(tg, TW_REG_SPI_ERRORS, errs_word(tg) | 32'h8000_0000);
                 wr(tg, TW_REG_SPI_ERRORS, 32'h7FFF_FFFF);           // bit 31 clear: no effect
-                rd(tg, TW_REG_SPI_ERRORS, {1'b1, 15'd0, m_ecnt[tg]});
+                rd(tg, TW_REG_SPI_ERRORS, errs_word(tg) | 32'h8000_0000);
                 wr(tg, TW_REG_SPI_ERRORS, 32'h8000_0000);
                 retry(tg, 0, 104, 0);
                 expect_resp("repeat of the flag clear", 8'h03, 32'h8000_0000);
-                rd(tg, TW_REG_SPI_ERRORS, {16'd0, m_ecnt[tg]});
+                rd(tg, TW_REG_SPI_ERRORS, errs_word(tg) & 32'h7FFF_FFFF);
             end
             rd(0, TW_REG_CNT_BUSERR, 0);
             settle;
@@ -830,87 +862,91 @@ module tb_tw_spi;
         end
     endtask
 
-    // The slave acks late: after the response has started (status 0x00, data
-    // 0, the retry gets 0x03), or so late that the retry still finds the bus
-    // busy (0x00, not executed), or so that a different request finds it busy
-    // (0x00, not executed, not saved).
+    // The slave acks late. At exactly f_sys/8 (random phase) the deadline,
+    // bit 62's rising edge, comes 120 clocks after the access starts: every
+    // latency up to ACK_MAX (118) is answered 0x01, every one from 120 on
+    // 0x00 (late, counted in SPI_ERRORS.LATE, data 0). A late access still
+    // happens, once: the unchanged retry gets 0x03 with its answer and makes
+    // no second access. Then: a retry while the bus is still busy, and a
+    // different request then, are 0x00 and not executed.
     task t_slow;
-        integer lat, n0, n_late;
-        reg [31:0] v;
+        integer lat, n0, n_exp, n_late, n_done;
+        reg [31:0] v, w, old7;
         reg [5:0] adr;
+        reg we;
         begin
             section = "slow ack";
             acc_chk_on = 0;
             model_chk = 1'b0;
             speed_mode = 0;
             n0 = acc_n[1];
+            n_exp = 0;
             n_late = 0;
-            // acked after the response started
-            sl_lat_fix = 300;
-            @(negedge clk) sl_lat_q = 300;
-            seq[1] = ~seq[1];
-            h_last[1] = {1'b0, seq[1], 6'd5, 32'd0};
-            retry(1, 0, 104, 0);
-            expect_resp("read acked after byte 7 began", 8'h00, 0);
-            repeat (400) @(posedge clk);
-            retry(1, 0, 104, 0);
-            expect_resp("its retry", 8'h03, m_mem[5]);
-            check("accesses", acc_n[1] - n0, 1);
-            // the retry finds the bus still busy
+            n_done = 0;
+            for (lat = 100; lat <= 140; lat = lat + 2) begin
+                sl_lat_fix = lat;
+                @(negedge clk) sl_lat_q = lat;
+                we = urand(2);
+                adr = urand(63);
+                v = $random(seed);
+                seq[1] = ~seq[1];
+                h_last[1] = {we, seq[1], adr, v};
+                retry(1, 0, 104, 0);
+                n_exp = n_exp + 1;
+                if (we) m_mem[adr] = v;
+                if (lat <= ACK_MAX) begin
+                    n_done = n_done + 1;
+                    expect_resp(we ? "write acked by the deadline" : "read acked by the deadline", 8'h01, m_mem[adr]);
+                end else if (lat >= 120) begin
+                    n_late = n_late + 1;
+                    expect_resp(we ? "write acked after the deadline" : "read acked after the deadline", 8'h00, 0);
+                    retry(1, 0, 104, 0);
+                    expect_resp("its retry", 8'h03, m_mem[adr]);
+                end
+                check("accesses", acc_n[1] - n0, n_exp);
+                check("slave memory", sl_mem[adr], m_mem[adr]);
+            end
+            $display("slow ack: latencies 100..140 at f_sys/8: %0d answered 0x01, %0d late (0x00) and retried", n_done, n_late);
+            // a write so late that its retry finds the bus still busy, and
+            // so does a different write: neither executed again
             sl_lat_fix = 3000;
             @(negedge clk) sl_lat_q = 3000;
             v = $random(seed);
+            old7 = sl_mem[7];
+            w = ~old7;
             seq[1] = ~seq[1];
             h_last[1] = {1'b1, seq[1], 6'd6, v};
             retry(1, 0, 104, 0);
-            expect_resp("write acked after byte 7 began", 8'h00, 0);
+            expect_resp("write acked long after the deadline", 8'h00, 0);
             retry(1, 0, 104, 0);
             expect_resp("its retry while the bus is busy", 8'h00, 0);
-            // a different request while the bus is busy: not executed
-            seq[1] = ~seq[1];
-            xfer(1, {1'b0, seq[1], 6'd7, 32'd0}, 0, 104, 0);
-            expect_resp("another request while the bus is busy", 8'h00, 0);
-            seq[1] = ~seq[1];
+            xfer(1, {1'b1, ~seq[1], 6'd7, w}, 0, 104, 0);
+            expect_resp("another write while the bus is busy", 8'h00, 0);
+            n_late = n_late + 3;
             while (br_cyc) @(posedge clk);
             repeat (4) @(posedge clk);
             retry(1, 0, 104, 0);
             expect_resp("the write's retry after the ack", 8'h03, v);
-            check("accesses", acc_n[1] - n0, 2);
-            check("slave memory", sl_mem[6], v);
-            // latencies around the turnaround: 0x01 with the data, or 0x00 and
-            // the retry gets 0x03
-            for (lat = 40; lat < 100; lat = lat + 3) begin
-                sl_lat_fix = lat;
-                @(negedge clk) sl_lat_q = lat;
-                adr = lat % 63;
-                seq[1] = ~seq[1];
-                h_last[1] = {1'b0, seq[1], adr, 32'd0};
-                retry(1, 0, 104, 0);
-                if (x_st == 8'h00) begin
-                    n_late = n_late + 1;
-                    check("data of a 0x00 response", x_data, 0);
-                    repeat (lat) @(posedge clk);
-                    retry(1, 0, 104, 0);
-                    expect_resp("its retry", 8'h03, sl_mem[adr]);
-                end else begin
-                    expect_resp("read acked near the turnaround", 8'h01, sl_mem[adr]);
-                end
-            end
-            $display("slow ack: latencies 40..97: %0d of 20 acked after the response began", n_late);
-            while (br_cyc) @(posedge clk);
+            n_exp = n_exp + 1;
+            m_mem[6] = v;
+            check("accesses", acc_n[1] - n0, n_exp);
+            check("slave memory: the late write, once", sl_mem[6], v);
+            check("slave memory: the write refused as busy", sl_mem[7], old7);
+            m_mem[7] = old7;                // the model (off here) took it as done
             sl_lat_fix = -1;
             @(negedge clk) sl_lat_q = 0;
             // the model takes up from here: target 1 as it is now
             m_ok[1] = 1'b1;
             m_last[1] = h_last[1];
-            m_resp[1] = sl_mem[h_last[1][37:32]];
+            m_resp[1] = v;
             m_known[1] = 1'b1;
-            m_mem[6] = v;
+            m_late[1] = m_late[1] + n_late;
             exp_acc[1] = acc_n[1];
             exp_we[1] = acc_we[1]; exp_adr[1] = acc_adr[1]; exp_dat[1] = acc_dat[1];
             acc_chk_on = 1;
             model_chk = 1'b1;
             speed_mode = -1;
+            rd(1, TW_REG_SPI_ERRORS, errs_word(1));
             rd(1, 6'd6, v);
             settle;
         end
@@ -927,6 +963,7 @@ module tb_tw_spi;
             rst = 1'b0;
             m_ok[0] = 1'b0; m_ok[1] = 1'b0;
             m_ecnt[0] = 0; m_ecnt[1] = 0; m_flag[0] = 0; m_flag[1] = 0;
+            m_late[0] = 0; m_late[1] = 0;
             retry(1, 0, 104, 0);
             expect_resp("the same write after reset", 8'h01, 32'hCAFE_F00D);
             rd(1, TW_REG_SPI_ERRORS, 0);
@@ -951,6 +988,7 @@ module tb_tw_spi;
         if ($test$plusargs("trace")) trace = 1'b1;
         $display("tb_tw_spi: seed=%0d frames=%0d", seed, nrand);
         seed_sl = seed ^ 32'h5A5A_1234;
+        sl_hist[0] = 0; sl_hist[1] = 0; sl_hist[2] = 0;
         for (k = 0; k < 64; k = k + 1) begin
             sl_mem[k] = $random(seed);
             m_mem[k] = sl_mem[k];
@@ -961,7 +999,7 @@ module tb_tw_spi;
             acc_we[k] = 0; acc_adr[k] = 0; acc_dat[k] = 0;
             exp_we[k] = 0; exp_adr[k] = 0; exp_dat[k] = 0;
             m_ok[k] = 0; m_last[k] = 0; m_resp[k] = 0; m_known[k] = 1;
-            m_ecnt[k] = 0; m_flag[k] = 0;
+            m_ecnt[k] = 0; m_flag[k] = 0; m_late[k] = 0;
             seq[k] = urand(2); h_last[k] = 0;
         end
         repeat (4) @(negedge clk);
@@ -980,6 +1018,8 @@ module tb_tw_spi;
         section = "end";
         $display("tb_tw_spi: %0d frames (%0d at exactly f_sys/8, %0d slow), smallest MISO setup before a rising edge %0.2f ns (clock %0.1f ns)",
                  n_frames, n_fast_exact, n_slow, min_margin, T);
+        $display("tb_tw_spi: target 1's random ack latencies: %0d of 0..4 clocks, %0d of 5..16, %0d of 17..%0d",
+                 sl_hist[0], sl_hist[1], sl_hist[2], ACK_MAX);
         if (errors == 0) $display("PASS tb_tw_spi");
         else             $display("FAIL tb_tw_spi: %0d errors", errors);
         $finish;
