@@ -74,10 +74,6 @@ for geo in 4_8 1_12 2_4 3_5 1_2; do
         -Ptb_tw_search.LEVELS="${geo%_*}" -Ptb_tw_search.SLOT_BITS="${geo#*_}"
 done
 
-# The pipelined core's own checks (ack latency, NOW, the late SET, VHOLD,
-# the FIFO-full stop, overflow, the prescaler, a jump) at 4 x 256.
-run tb_tw_pipe tb_tw_pipe "$core"
-
 for geo in 4_8_4 1_12_4 2_4_2 3_6_3; do
     IFS=_ read -r l b f <<EOF
 $geo

@@ -1,42 +1,52 @@
 `timescale 1ns/1ps
 `default_nettype none
-// Self-checking testbench for rtl/tw_core.v.
+// Self-checking testbench for rtl/tw_core.v, the pipelined core, against
+// docs/chip.md ("Bus and timing contract").
 //
 //   iverilog -g2005 -Irtl -Ptb_tw_core.LEVELS=4 -Ptb_tw_core.SLOT_BITS=8 -Ptb_tw_core.FIFO_LOG2=4 \
-//            -o tb tests/rtl/tb_tw_core.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v
-//   vvp tb [+seed=N] [+ops=N] [+trace]
+//            -o tb tests/rtl/tb_tw_core.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v
+//   vvp tb [+seed=N] [+ops=N] [+trace] [+nomodel]
 //
-//   +seed=N  seed of the random section (printed at start; default 1)
-//   +ops=N   operations in the random section (default 3000)
+//   +seed=N  seed of the random parts (printed at start; default 1)
+//   +ops=N   operations in the random section (default 1100)
 //   +trace   log every bus access with the model's state
+//   +nomodel the directed sections' own checks only (no per-cycle model checks)
 // SLOT_BITS must be >= 4 (the directed sections use slots up to 7).
 //
 // Two kinds of checks run side by side:
-//  * a behavioural per-cycle reference model of the chip (section "reference
-//    model") follows the bus, the tick input and reset, including the
-//    next-busy search engine cycle by cycle, ADVANCE's skip-ahead and the
-//    interrupt coalescing; every bus read is compared with the model's
-//    prediction, and ack, irq, the tick counter and STATUS.SEARCHING are
-//    compared every cycle;
+//  * a per-cycle reference model of the chip (section "reference model"),
+//    written from the contract's stages: the access (R, B0 and its holds, B1,
+//    B2, B3), the step decision D (prescaler, external input, ADVANCE with
+//    its remainder, the FIFO's room margin, HOLD, VHOLD's one tick in
+//    flight), the counter's stages C1, C2, P, V, the visit and the entry
+//    through H1, H2, G, E, the search's start and its length by tw_search's
+//    formula, NEXT's stages N1..N3, the jump's states, the read-out of the
+//    FIFO's head, coalescing and the IRQ flop, the counters. Every read is
+//    compared with the model's value in B1; ack, irq, the bus's tick (tick_p),
+//    STATUS.SEARCHING and FIFO_COUNT are compared every cycle;
 //  * directed sections compute their own expected values from the register
-//    documentation (rtl/tw_regs.toml) and the timing contract in tw_core.v:
-//    among them NEXT against a brute force over the bitmap, search restarts
-//    and the documented search-length bound, skip-ahead over random sparse
-//    bitmaps (every event at its tick, cycles bounded by visits not ticks),
-//    and coalescing (THRESH, HOLDOFF, HOLD, IRQ_EN).
+//    documentation (rtl/tw_regs.toml) and docs/chip.md: among them NEXT
+//    against a brute force over the bitmap, search restarts and the length of
+//    each search against tw_search's formula and its bound, skip-ahead and the
+//    jump over random sparse bitmaps (every event at its tick, clocks bounded
+//    by visits), coalescing (THRESH, HOLDOFF, HOLD, IRQ_EN), the late SET at
+//    the boundary and in every phase of a tick, VHOLD's exact stop.
+// Two guarantees of docs/chip.md are also watched on the DUT in every clock:
+// virtual time never drops a visit's entry, and a late SET is dropped only if
+// the FIFO was full already.
 // The random section drives random traffic and relies on the model.
 //
-// Bus protocol (tasks wb_write / wb_read): one cycle with cyc=stb=1 (effects
-// at that rising edge, ack in the next cycle), then one cycle with cyc=stb=0.
-// All stimulus changes happen at falling edges; "ncyc" counts rising edges, so
-// an access started when ncyc == c takes effect at edge c+1.
+// Bus protocol (task access), as sim/tw_vl.cpp: cyc=stb=1 from a falling edge
+// until ack is seen (at most ACK_WAIT clocks), then one clock with cyc=stb=0;
+// so the request is in clock R from the falling edge it is set at, and the
+// next access's R is B4 of this one. "Clock c" is the interval after rising
+// edge c (m_cyc counts them).
 //
-// White-box: the tests that need ticks above 2^32 or far-away level visits,
-// and an occasional random step, jump the tick counter by assigning
-// dut.now_q (and the model's counter) between bus accesses; such a jump also
-// drops the search's answer (dut.s_valid_q/s_run_q), which was about the old
-// time, so a new search starts. The per-cycle checks read dut.now_q and
-// dut.status.
+// White-box: tests that need ticks above 2^32 or far-away level visits jump
+// the counter (poke_now) while time stands still and nothing is in flight:
+// the counter's flops (lo_q, lo_d_q, hi_q, tick_v) and the model's tick, and a
+// new search is started (dut.srch_start_q, dut.srch_base_q). The per-cycle
+// checks read dut.tick_p, dut.searching_q, dut.fifo_count.
 module tb_tw_core;
     parameter integer LEVELS    = 4;
     parameter integer SLOT_BITS = 8;
@@ -48,6 +58,7 @@ module tb_tw_core;
     localparam integer DEPTH = 1 << FIFO_LOG2;
     localparam integer B     = SLOT_BITS;
     localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
+    localparam integer ACK_WAIT = 64;             // sim/tw_vl.cpp's bound
 
     // ------------------------------------------------------------------ DUT
     reg         clk = 1'b0;
@@ -67,9 +78,7 @@ module tb_tw_core;
     );
 
     always #5 clk = ~clk;
-
-    integer ncyc = 0;
-    always @(posedge clk) ncyc = ncyc + 1;
+    integer m_cyc = 0;                            // rising edges so far (the model counts them)
 
     // --------------------------------------------------------------- errors
     // Every error counts; the first 8 of each section are shown (100 in all),
@@ -98,7 +107,7 @@ module tb_tw_core;
         begin
             count_err;
             if (err_show)
-                $display("ERROR [%0s] cyc=%0d %0s: got 0x%0h expected 0x%0h", section, ncyc, what, got, exp);
+                $display("ERROR [%0s] cyc=%0d %0s: got 0x%0h expected 0x%0h", section, m_cyc, what, got, exp);
         end
     endtask
 
@@ -107,7 +116,7 @@ module tb_tw_core;
         begin
             count_err;
             if (err_show)
-                $display("ERROR [%0s] cyc=%0d %0s", section, ncyc, what);
+                $display("ERROR [%0s] cyc=%0d %0s", section, m_cyc, what);
         end
     endtask
 
@@ -120,7 +129,7 @@ module tb_tw_core;
         begin
             count_err;
             if (err_show)
-                $display("ERROR [%0s] cyc=%0d %0s %0s%0s: got 0x%0h expected 0x%0h", section, ncyc, pre, reg_name(a), post, got, exp);
+                $display("ERROR [%0s] cyc=%0d %0s %0s%0s: got 0x%0h expected 0x%0h", section, m_cyc, pre, reg_name(a), post, got, exp);
         end
     endtask
 
@@ -164,118 +173,87 @@ module tb_tw_core;
         end
     endfunction
 
-    // ======================================================= reference model
-    // Follows the register documentation and the timing contract: in each
-    // cycle the counter steps at most once (by one tick, or in virtual time by
-    // a skip-ahead jump), visits and commands are judged against the stepped
-    // value, all events of a cycle share one FIFO entry.
-    //
-    // The next-busy search engine is modelled cycle by cycle:
-    //  * a search starts at the edge of every SET/CLEAR/CLEAR_ALL, at the edge
-    //    where time reaches the answer, and whenever it is neither running nor
-    //    valid (after reset); its base is the counter after that edge;
-    //  * it scans the levels 0, 1, .., m-1 in turn; at each level it walks
-    //    the slots in circular order from the pointer p (p+1 .. p, the last one
-    //    a revolution on) SW = min(16, 2^b) slots a cycle in aligned words, so
-    //    a level takes (word of the first busy slot, counted from the word of
-    //    p+1) + 1 cycles, or 2^b/SW + 1 cycles when it has no busy slot;
-    //  * the answer is the earliest of the levels' first busy visits.
-    // The model's own reading of the documentation where the RTL leaves a
-    // choice: an answer that time has already reached (the visit passed while
-    // the search ran) is no answer: STATUS.SEARCHING stays 1, NEXT reads 0 and
-    // ADVANCE takes one tick, until the search started at that edge is done.
-    // NEXT itself is predicted from now, not from the model's search state:
-    // the first visit of any busy slot strictly after now, capped at
-    // now + SEARCH. (The directed section "NEXT vs brute force" checks the
-    // same against next_visit over every busy slot.)
-    localparam integer SW         = (SLOTS < 16) ? SLOTS : 16;   // slots scanned a cycle
-    localparam integer NWORDS     = SLOTS / SW;
-    localparam integer SRCH_LEN   = LEVELS * (NWORDS + 1);       // longest search, edges from start to done
-    localparam integer SRCH_BOUND = SRCH_LEN + 1;                // documented bound (cycles)
 
-    reg [47:0] m_now;
-    reg [SLOTS-1:0] m_bv [0:LEVELS-1];  // busy bits, one vector per level
+    // ======================================================= reference model
+    // One step per rising edge: every value of clock c is computed from the
+    // model's state in c and the bus inputs of c, then the state of c+1 is
+    // stored. Names follow docs/chip.md's stages.
+    localparam integer SW       = (SLOTS < 16) ? SLOTS : 16;     // slots a search word
+    localparam integer NW       = SLOTS / SW;                    // words a level
+    localparam integer SRCH_MAX = 12 + LEVELS * (NW + 1);        // tw_search's bound (clocks)
+
+    // control registers
     reg [1:0]  m_src;
     reg        m_irqen, m_vhold;
-    reg [31:0] m_presc, m_pcnt, m_adv, m_arm_lo;
-    reg [15:0] m_arm_hi, m_nowhi;
-    reg        m_ovf, m_hold, m_cmderr;
-    reg [2:0]  m_sync;
-    reg [31:0] m_cnt_ev, m_cnt_late, m_cnt_ovf, m_cnt_cmds, m_cnt_buserr;
-    reg        m_ack;
-    reg [31:0] m_rdata, m_rmask;        // predicted read data and which bits are defined
+    reg [31:0] m_presc, m_arm_lo, m_horizon;
+    reg [15:0] m_arm_hi, m_thresh, m_holdoff, m_nowhi, m_nexthi;
+    // bus: R/B0 request flops, B1, B2, ack; the read value sampled in B1
+    reg        m_pend, m_reqv, m_rwe, m_b1, m_b2, m_ack;
+    reg [5:0]  m_radr;
+    reg [31:0] m_rdat, m_rd2, m_rd3;
+    reg        m_isrd2, m_isrd3;
+    integer    m_b1_at = 0, m_b2_at = 0;           // clock of the last B1, B2
+    integer    m_adv_st;                           // 1..5: an ADVANCE write in B2..B6
+    reg [31:0] m_adv_add;
+    integer    m_cmd_st;                           // 1..7: a CMD write in B1..B7
+    // time: m_steps[i] is the step decided in clock c-1-i (C1 = 0, C2 = 1,
+    // P = 2, V = 3, H1 = 4, H2 = 5, G = 6, E = 7)
+    reg [9:0]  m_steps;
+    reg [47:0] m_tick_p, m_tick_v;
+    reg [3:0]  m_visit_v;
+    reg [31:0] m_raw;                              // ADVANCE's remainder, the decision's decrement a clock late
+    reg        m_pendd, m_nz;                      // a decrement pending; "left != 0" a clock ahead
+    reg [31:0] m_pc;
+    reg        m_reload, m_ptick;
+    reg [2:0]  m_ext;
+    reg        m_room;
+    integer    m_fly;                              // ticks and CMDs in flight, for the room
+    reg        m_hold, m_ovf, m_cmderr;
+    reg [SLOTS-1:0] m_bv [0:LEVELS-1];             // busy bits
+    // entries between V and E: me_vv[i] says one is in H1 (0) .. E (3); the
+    // data of the entry formed in clock c waits at index c mod 4, which E
+    // reads four clocks later just before the next V writes it
+    reg [3:0]  me_vv;
+    reg [47:0] me_tick [0:3];
+    reg [3:0]  me_mask [0:3];
+    reg        me_late [0:3];
+    reg [1:0]  me_lvl  [0:3];
+    reg [11:0] me_slot [0:3];
+    // FIFO
     reg [47:0] mq_tick [0:DEPTH-1];
     reg [3:0]  mq_mask [0:DEPTH-1];
     reg        mq_late [0:DEPTH-1];
-    reg [3:0]  mq_lvl  [0:DEPTH-1];
-    reg [15:0] mq_slot [0:DEPTH-1];
+    reg [1:0]  mq_lvl  [0:DEPTH-1];
+    reg [11:0] mq_slot [0:DEPTH-1];
     integer    mq_rd, mq_n;
-    reg [3:0]  m_cons_mask;
-    reg        m_cons_late;
-    // search engine, horizon, coalescing
-    reg        m_srun, m_svalid, m_sfound;
-    integer    m_slvl, m_si, m_so, m_shw, m_slen;
-    reg [47:0] m_sbase, m_sbest;
-    reg [31:0] m_horizon;
-    reg [15:0] m_nexthi, m_thresh, m_holdoff, m_age;
-
-    // model statistics (coverage)
-    integer st_late = 0, st_visit_ev = 0, st_drop = 0, st_multi = 0, st_fullpause = 0;
-    integer st_srch_n = 0, st_srch_max = 0, st_jumps = 0, st_stale = 0, st_restart_cmd = 0;
-    integer st_srch_all = 0;            // longest search of the whole run (never reset)
-    reg [63:0] st_jump_ticks = 0;
-
-    // head event as EVT_INFO hands it out: late arm first, then levels upward
-    reg        mh_valid, mh_late, mh_last;
-    reg [3:0]  mh_lvl, mh_bit;
-    reg [15:0] mh_slot;
+    // read-out: the head a clock late, the selected event, EVT_INFO
     reg [47:0] mh_tick;
-
-    task m_head;
-        integer j;
-        reg [3:0] rem;
-        begin
-            mh_valid = mq_n > 0;
-            mh_late = 1'b0; mh_lvl = 0; mh_bit = 0; mh_slot = 0; mh_tick = 0; mh_last = 1'b0;
-            if (mh_valid) begin
-                mh_tick = mq_tick[mq_rd];
-                rem = mq_mask[mq_rd] & ~m_cons_mask;
-                if (mq_late[mq_rd] && !m_cons_late) begin
-                    mh_late = 1'b1;
-                    mh_lvl  = mq_lvl[mq_rd];
-                    mh_slot = mq_slot[mq_rd];
-                    mh_last = rem == 0;
-                end else begin
-                    for (j = LEVELS - 1; j >= 0; j = j - 1)
-                        if (rem[j]) begin
-                            mh_lvl = j;
-                            mh_bit = 4'b0001 << j;
-                        end
-                    mh_slot = (mh_tick >> (mh_lvl * B)) & (SLOTS - 1);
-                    mh_last = (rem & ~mh_bit) == 0;
-                end
-            end
-        end
-    endtask
-
-    // the search's answer is usable: valid and still ahead of now
-    function m_sok;
-        input dummy;
-        reg [47:0] a;
-        begin
-            a = m_sbest - m_now;
-            m_sok = m_svalid && !(m_sfound && (a == 0 || a[47]));
-        end
-    endfunction
-
-    // the interrupt line: IRQ_EN && pending && (HOLD || FIFO full || count >= THRESH
-    // || age >= HOLDOFF)
-    function m_irq;
-        input dummy;
-        begin
-            m_irq = m_irqen && mq_n > 0 && (m_hold || mq_n == DEPTH || mq_n >= m_thresh || m_age >= m_holdoff);
-        end
-    endfunction
+    reg [3:0]  mh_mask;
+    reg        mh_late;
+    reg [1:0]  mh_lvl;
+    reg [11:0] mh_slot;
+    reg        m_empty1, m_sel_late, m_sel_last, m_sel_empty, m_cons_late, m_popf;
+    reg [1:0]  m_sel_lvl;
+    reg [3:0]  m_sel_bit, m_cons_mask;
+    reg [31:0] m_evt_info;
+    // search and NEXT
+    reg        m_s_start, m_s_valid, m_s_found, m_s_run, m_s_pfound;
+    reg [47:0] m_s_base, m_s_next, m_s_pnext;
+    integer    m_s_left, m_s_len;
+    reg [47:0] m_n1_gap, m_n1_end, m_n2_gap, m_n2_end, m_next;
+    reg        m_n1_v, m_n1_f, m_n2_v, m_n2_f, m_n2_within, m_searching;
+    // jump
+    reg        m_jfar, m_jadvfar, m_jgo, m_jab, m_jseen, m_jbad, m_jbig, m_jless;
+    integer    m_jclk, m_jcool;
+    reg [31:0] m_jamt;
+    // coalescing and the line
+    reg [15:0] m_age;
+    reg        m_age_due, m_thr_due, m_irq;
+    reg [31:0] m_cnt_ev, m_cnt_late, m_cnt_ovf, m_cnt_cmds, m_cnt_buserr;
+    // statistics (coverage of the run)
+    integer st_late = 0, st_visit_ev = 0, st_drop = 0, st_multi = 0, st_jumps = 0, st_jab = 0;
+    integer st_srch_n = 0, st_srch_max = 0, st_restart = 0, st_roomwait = 0, st_holdwait = 0;
+    reg [63:0] st_jump_ticks = 0;
 
     // index of the lowest 1 of v, -1 if none (vector halving: fast in vvp)
     function integer lowest_one;
@@ -297,7 +275,7 @@ module tb_tw_core;
     endfunction
 
     // offset (1..SLOTS) from the pointer of t at level k of the first busy
-    // slot in circular order p+1 .. p, 0 if the level has none
+    // slot of the model's bitmap in circular order p+1 .. p, 0 if none
     function integer m_first_off;
         input integer k;
         input [47:0] t;
@@ -311,326 +289,422 @@ module tb_tw_core;
         end
     endfunction
 
-    // the first visit of any busy slot strictly after t: at each level the
-    // first busy slot after the pointer, a level-k slot step being 2^(kb) ticks
-    reg        mt_found;
-    reg [47:0] mt_tick;
-    task m_truth;
+    // A search from base t on the model's bitmap: its answer and its length
+    // by tw_search's formula, T = 12 + sum_k min(h_k + 5, NW + 1).
+    reg        ms_found;
+    reg [47:0] ms_next;
+    integer    ms_len;
+    task m_search;
         input [47:0] t;
-        integer k2, o2;
-        reg [47:0] vt;
+        integer k, o, q, h, ck;
+        reg [47:0] d, best;
         begin
-            mt_found = 1'b0; mt_tick = 0;
-            for (k2 = 0; k2 < LEVELS; k2 = k2 + 1) begin
-                o2 = m_first_off(k2, t);
-                if (o2 != 0) begin
-                    vt = o2;
-                    vt = (t & ~((48'd1 << (k2 * B)) - 48'd1)) + (vt << (k2 * B));
-                    if (!mt_found || vt - t < mt_tick - t) begin
-                        mt_found = 1'b1;
-                        mt_tick  = vt;
-                    end
+            ms_found = 1'b0; best = 0; ms_len = 12;
+            for (k = 0; k < LEVELS; k = k + 1) begin
+                o = m_first_off(k, t);
+                q = ((t >> (k * B)) + 1) % SLOTS;
+                if (o == 0) ck = NW + 1;
+                else begin
+                    h = ((q % SW) + o - 1) / SW;
+                    ck = (h + 5 < NW + 1) ? h + 5 : NW + 1;
+                    d = o;
+                    d = (d << (k * B)) - (t & ((48'd1 << (k * B)) - 48'd1));
+                    if (!ms_found || d < best) best = d;
+                    ms_found = 1'b1;
                 end
+                ms_len = ms_len + ck;
             end
+            ms_next = ms_found ? t + best : 48'd0;
         end
     endtask
 
-    // NEXT as it reads now
-    reg [47:0] m_next;
-    task m_next_pred;
-        begin
-            m_next = 0;
-            if (m_sok(1'b0)) begin
-                m_truth(m_now);
-                if (mt_found && mt_tick - m_now <= {16'd0, m_horizon}) m_next = mt_tick;
-                else m_next = m_now + {16'd0, m_horizon};
-            end
-        end
-    endtask
-
-    // first busy slot of level m_slvl after the pointer of m_sbase (offset
-    // 1..SLOTS, 0: none) and the scan cycle that finds it
-    task m_scan_level;
-        integer p, q;
-        begin
-            p = (m_sbase >> (m_slvl * B)) & (SLOTS - 1);
-            m_so = m_first_off(m_slvl, m_sbase);
-            q = (p + 1) % SLOTS;
-            m_shw = (m_so == 0) ? -1 : ((q % SW) + m_so - 1) / SW;
-        end
-    endtask
-
-    // register read value (before this cycle's update) and whether the
-    // access is allowed
-    reg [31:0] mr_val, mr_mask;
+    // register value read in B1 and whether the access is allowed
+    reg [31:0] mr_val;
     reg        mr_ok;
     task m_regread;
         input [5:0] a;
         input       w;
+        input       advancing;
         begin
-            mr_val = 0; mr_mask = 32'hFFFF_FFFF; mr_ok = 1'b1;
+            mr_val = 0; mr_ok = 1'b1;
             case (a)
                 TW_REG_ID:       begin mr_val = TW_ID_MAGIC; mr_ok = !w; end
                 TW_REG_VERSION:  begin mr_val = {TW_VERSION_MAJOR, TW_VERSION_MINOR}; mr_ok = !w; end
                 TW_REG_CAPS:     begin mr_val = LEVELS | (SLOT_BITS << 4) | (FIFO_LOG2 << 8) | (48 << 16); mr_ok = !w; end
                 TW_REG_CTRL:     mr_val = {28'd0, m_vhold, m_irqen, m_src};
                 TW_REG_PRESCALE: mr_val = m_presc;
-                TW_REG_STATUS:   mr_val = m_ovf | (m_hold << 1) | (m_cmderr << 2) | ((m_adv != 0) << 3)
-                                          | (m_irq(1'b0) << 4) | (!m_sok(1'b0) << 5) | (mq_n << 16);
-                TW_REG_NOW_LO:   begin mr_val = m_now[31:0]; mr_ok = !w; end
+                TW_REG_STATUS:   mr_val = m_ovf | (m_hold << 1) | (m_cmderr << 2) | (advancing << 3)
+                                          | (m_irq << 4) | (m_searching << 5) | (mq_n << 16);
+                TW_REG_NOW_LO:   begin mr_val = m_tick_p[31:0]; mr_ok = !w; end
                 TW_REG_NOW_HI:   begin mr_val = {16'd0, m_nowhi}; mr_ok = !w; end
-                TW_REG_ADVANCE:  mr_val = m_adv;
+                TW_REG_ADVANCE:  mr_val = m_raw;
                 TW_REG_ARM_LO:   mr_val = m_arm_lo;
                 TW_REG_ARM_HI:   mr_val = {16'd0, m_arm_hi};
-                TW_REG_CMD:      begin mr_ok = w; end
-                TW_REG_EVT_INFO: begin
-                    mr_ok = !w;
-                    if (mh_valid)
-                        mr_val = {1'b1, mh_late, mh_lvl[1:0], mh_slot[11:0], mh_tick[47:32]};
-                    else begin
-                        mr_val = 0; mr_mask = 32'h8000_0000;   // only VALID is defined
-                    end
-                end
-                TW_REG_EVT_TICK: begin
-                    mr_ok = !w;
-                    mr_val = mh_tick[31:0];
-                    if (!mh_valid) mr_mask = 0;
-                end
+                TW_REG_CMD:      mr_ok = w;
+                TW_REG_EVT_INFO: begin mr_val = m_evt_info; mr_ok = !w; end
+                TW_REG_EVT_TICK: begin mr_val = m_empty1 ? 32'd0 : mh_tick[31:0]; mr_ok = !w; end
                 TW_REG_CNT_EVENTS:   begin mr_val = m_cnt_ev;     mr_ok = !w; end
                 TW_REG_CNT_LATE:     begin mr_val = m_cnt_late;   mr_ok = !w; end
                 TW_REG_CNT_OVERFLOW: begin mr_val = m_cnt_ovf;    mr_ok = !w; end
                 TW_REG_CNT_CMDS:     begin mr_val = m_cnt_cmds;   mr_ok = !w; end
                 TW_REG_CNT_BUSERR:   begin mr_val = m_cnt_buserr; mr_ok = !w; end
                 TW_REG_SEARCH:       mr_val = m_horizon;
-                TW_REG_NEXT_LO:      begin
-                    mr_ok = !w;
-                    if (!w) begin m_next_pred; mr_val = m_next[31:0]; end
-                end
+                TW_REG_NEXT_LO:      begin mr_val = m_next[31:0]; mr_ok = !w; end
                 TW_REG_NEXT_HI:      begin mr_val = {16'd0, m_nexthi}; mr_ok = !w; end
                 TW_REG_COALESCE:     mr_val = {m_thresh, m_holdoff};
                 default: begin mr_val = 0; mr_ok = 1'b0; end
             endcase
+            if (!w && !mr_ok) mr_val = 0;
         end
     endtask
 
+    // The model's state is in flops written with <=: every right-hand side
+    // is the value of clock c.
     always @(posedge clk) begin : model
-        reg acc, wr, rd, presc_pulse, ext_rise, adv_step, step, cmdw, tok, cset, cclr, call, cbad;
-        reg passed, seen, late, push, push_ok, pop, pop_entry, vhold_now, sok, stale, sstart, shit;
-        reg [47:0] nn, vtick, ahead, old_now, amt, quiet, cand, sa;
-        reg [LEVELS-1:0] hit;
-        reg [15:0] vs [0:3];
-        reg [3:0] op, clvl;
+        reg capture, rq_cmd, jbusy, advbusy, wadv, bushold, tfly, vmode, dec, advrd, step_host, step_d;
+        reg presc_hit, advancing, rd1, wr1, cmdv, cset, cclr, call, cbad, tok, reached, seen, late;
+        reg pop_now, push, push_ok, full, s_passed, n2_ok, start_d, jstart, jlo, jcarry, jhi, jlast, jabort;
+        reg rem_late, clr_ovf, clr_hold, clr_err;
+        reg [3:0] hit, rem_mask, vis_bit, op;
+        reg [1:0] vis_lvl, clvl;
         reg [15:0] cslot;
-        reg [32:0] sum;
-        reg [47:0] agesum;
-        integer k, nev, wi, old_n;
+        reg [47:0] a48, tpn;
+        reg [32:0] sum, left;
+        reg [11:0] slot12;
+        reg [16:0] agesum;
+        integer k, nev, wi, nn, ei;
+        m_cyc = m_cyc + 1;
         if (rst) begin
-            m_now = 0; m_src = 0; m_irqen = 0; m_vhold = 0; m_presc = 0; m_pcnt = 0; m_adv = 0;
-            m_arm_lo = 0; m_arm_hi = 0; m_nowhi = 0; m_ovf = 0; m_hold = 0; m_cmderr = 0;
-            m_sync = 0; m_cnt_ev = 0; m_cnt_late = 0; m_cnt_ovf = 0; m_cnt_cmds = 0; m_cnt_buserr = 0;
-            m_ack = 0; m_rdata = 0; m_rmask = 0; mq_rd = 0; mq_n = 0; m_cons_mask = 0; m_cons_late = 0;
-            m_srun = 0; m_svalid = 0; m_sfound = 0; m_slvl = 0; m_si = 0; m_so = 0; m_shw = -1; m_slen = 0;
-            m_sbase = 0; m_sbest = 0; m_horizon = 32'hFFFF_FFFF; m_nexthi = 0;
-            m_thresh = 0; m_holdoff = 0; m_age = 0;
-            for (k = 0; k < LEVELS; k = k + 1) m_bv[k] = 0;
+            m_src <= 0; m_irqen <= 0; m_vhold <= 0; m_presc <= 0; m_arm_lo <= 0; m_arm_hi <= 0;
+            m_horizon <= 32'hFFFF_FFFF; m_thresh <= 0; m_holdoff <= 0; m_nowhi <= 0; m_nexthi <= 0;
+            m_pend <= 0; m_reqv <= 0; m_rwe <= 0; m_radr <= 0; m_rdat <= 0; m_b1 <= 0; m_b2 <= 0; m_ack <= 0;
+            m_rd2 <= 0; m_rd3 <= 0; m_isrd2 <= 0; m_isrd3 <= 0; m_adv_st <= 0; m_adv_add <= 0; m_cmd_st <= 0;
+            m_steps <= 0; m_tick_p <= 0; m_tick_v <= 0; m_visit_v <= 0; m_raw <= 0; m_pendd <= 0; m_nz <= 0;
+            m_pc <= 0; m_reload <= 1; m_ptick <= 0; m_ext <= 0; m_room <= 1; m_fly <= 0;
+            m_hold <= 0; m_ovf <= 0; m_cmderr <= 0;
+            for (k = 0; k < LEVELS; k = k + 1) m_bv[k] <= 0;
+            me_vv <= 0;
+            mq_rd <= 0; mq_n <= 0;
+            mh_tick <= 0; mh_mask <= 0; mh_late <= 0; mh_lvl <= 0; mh_slot <= 0;
+            m_empty1 <= 1; m_sel_late <= 0; m_sel_last <= 0; m_sel_empty <= 1; m_cons_late <= 0; m_popf <= 0;
+            m_sel_lvl <= 0; m_sel_bit <= 0; m_cons_mask <= 0; m_evt_info <= 0;
+            m_s_start <= 1; m_s_valid <= 0; m_s_found <= 0; m_s_run <= 0; m_s_base <= 0; m_s_next <= 0;
+            m_s_left <= 0; m_s_len <= 0; m_s_pfound <= 0; m_s_pnext <= 0;
+            m_n1_v <= 0; m_n2_v <= 0; m_searching <= 1; m_next <= 0;
+            m_n1_gap <= 0; m_n1_end <= 0; m_n2_gap <= 0; m_n2_end <= 0; m_n1_f <= 0; m_n2_f <= 0; m_n2_within <= 0;
+            m_jfar <= 0; m_jadvfar <= 0; m_jgo <= 0; m_jab <= 0; m_jseen <= 0; m_jbad <= 0; m_jbig <= 0; m_jless <= 0;
+            m_jclk <= 0; m_jcool <= 0; m_jamt <= 0;
+            m_age <= 0; m_age_due <= 1; m_thr_due <= 1; m_irq <= 0;
+            m_cnt_ev <= 0; m_cnt_late <= 0; m_cnt_ovf <= 0; m_cnt_cmds <= 0; m_cnt_buserr <= 0;
         end else begin
-            acc = cyc && stb && !m_ack;
-            wr  = acc && we;
-            rd  = acc && !we;
-            m_head;
-            presc_pulse = m_src == 2'd1 && m_pcnt == 0;
-            ext_rise    = m_src == 2'd2 && m_sync[1] && !m_sync[2];
-            adv_step    = m_src == 2'd0 && m_adv != 0 && !m_hold && mq_n < DEPTH;
-            if (m_src == 2'd0 && m_adv != 0 && !m_hold && mq_n == DEPTH) st_fullpause = st_fullpause + 1;
-            step = presc_pulse || ext_rise || adv_step;
-            // skip-ahead: with a usable answer, ADVANCE jumps to the tick before
-            // the next busy visit, or by all remaining ticks if that comes first
-            sok = m_sok(1'b0);
-            amt = step ? 48'd1 : 48'd0;
-            if (adv_step && sok) begin
-                if (!m_sfound) amt = {16'd0, m_adv};
-                else begin
-                    quiet = m_sbest - m_now - 48'd1;
-                    amt = (quiet > {16'd0, m_adv}) ? {16'd0, m_adv} : quiet;
-                end
-                if (amt == 0) amt = 1;
-            end
-            if (m_svalid && !sok && adv_step) st_stale = st_stale + 1;
-            if (amt > 1) begin st_jumps = st_jumps + 1; st_jump_ticks = st_jump_ticks + amt; end
-            nn = m_now + amt;
+            // ------------------------------------------------ clock c: R, B0
+            capture = !m_pend && cyc && stb && !m_ack;
+            rq_cmd  = m_rwe && m_radr == TW_REG_CMD;
+            jbusy   = m_jclk != 0;
+            advbusy = m_adv_st != 0;
+            wadv    = m_b1 && m_rwe && m_radr == TW_REG_ADVANCE;
+            bushold = jbusy || advbusy || wadv || (m_cmd_st >= 1 && m_cmd_st <= 6);
+            tfly    = m_steps[8:0] != 0;             // a tick in C1 .. E, or in E a clock ago
+            vmode   = m_src == 2'd0 && m_vhold;
+            dec     = m_reqv && !bushold && !(rq_cmd && vmode && tfly);
+            advrd   = m_reqv && !m_rwe && m_radr == TW_REG_ADVANCE;
+            // ------------------------------------------------ D
+            step_host = m_src == 2'd0 && m_nz && m_room && !m_hold && !jbusy && !advbusy && !advrd
+                        && !(m_vhold && (tfly || (m_reqv && rq_cmd) || (m_cmd_st >= 1 && m_cmd_st <= 7)));
+            if (m_src == 2'd0 && m_nz && !m_room && !jbusy && !advbusy) st_roomwait = st_roomwait + 1;
+            if (m_src == 2'd0 && m_nz && m_hold) st_holdwait = st_holdwait + 1;
+            presc_hit = (m_pc == 32'd1 && !m_reload) || m_presc == 32'd0;
+            step_d = step_host || (m_src == 2'd1 && m_ptick) || (m_src == 2'd2 && m_ext[1] && !m_ext[2]);
+            advancing = m_nz || advbusy || m_steps[8:0] != 0 || jbusy;
+            // ------------------------------------------------ B1, B2 (V of a CMD)
+            rd1 = m_b1 && !m_rwe;
+            wr1 = m_b1 && m_rwe;
+            mr_val = 0; mr_ok = 1'b1;
+            if (m_b1) m_regread(m_radr, m_rwe, advancing);
+            cmdv  = m_cmd_st == 2;
+            op    = m_rdat[31:28];
+            clvl  = m_rdat[17:16];
+            cslot = m_rdat[15:0];
+            tok   = m_rdat[19:16] < LEVELS && cslot < SLOTS;
+            cset  = cmdv && op == OP_SET && tok;
+            cclr  = cmdv && op == OP_CLEAR && tok;
+            call  = cmdv && op == OP_CLEAR_ALL;
+            cbad  = cmdv && !(cset || cclr || call);
+            // ------------------------------------------------ V: visits see this clock's command
             hit = 0;
-            for (k = 0; k < LEVELS; k = k + 1) begin
-                vs[k] = (nn >> (k * B)) & (SLOTS - 1);
-                if (step && (k == 0 || (nn & ((48'd1 << (k * B)) - 48'd1)) == 0) && m_bv[k][vs[k]])
-                    hit[k] = 1'b1;
+            if (m_visit_v != 0) for (k = 0; k < LEVELS; k = k + 1)
+                if (m_visit_v[k]) begin
+                    if (call) hit[k] = 1'b0;
+                    else if ((cset || cclr) && clvl == k && cslot == ((m_tick_v >> (k * B)) & (SLOTS - 1)))
+                        hit[k] = cset;
+                    else hit[k] = m_bv[k][(m_tick_v >> (k * B)) & (SLOTS - 1)];
+                end
+            a48     = m_tick_v - {m_arm_hi, m_arm_lo};
+            reached = !a48[47];
+            seen    = cset && m_visit_v[clvl] && ((m_tick_v >> (clvl * B)) & (SLOTS - 1)) == cslot;
+            late    = cset && reached && !seen;
+            // ------------------------------------------------ E: the push
+            ei      = (m_cyc - 1) % 4;                 // the entry in E (formed in V, c - 4)
+            full    = mq_n == DEPTH;
+            pop_now = m_popf && mq_n > 0;
+            push    = me_vv[3];
+            push_ok = !full || pop_now;
+            nev = 0;
+            if (push) begin
+                nev = me_late[ei];
+                for (k = 0; k < LEVELS; k = k + 1) nev = nev + me_mask[ei][k];
             end
-            op    = wdat[31:28];
-            clvl  = wdat[19:16];
-            cslot = wdat[15:0];
-            cmdw  = wr && adr == TW_REG_CMD;
-            tok   = clvl < LEVELS && cslot < SLOTS;
-            cset  = cmdw && op == OP_SET && tok;
-            cclr  = cmdw && op == OP_CLEAR && tok;
-            call  = cmdw && op == OP_CLEAR_ALL;
-            cbad  = cmdw && !(cset || cclr || call);
-            vtick  = {m_arm_hi, m_arm_lo};
-            ahead  = vtick - nn;
-            passed = ahead == 0 || ahead[47];
-            seen   = cset && hit[clvl] && vs[clvl] == cslot;
-            late   = cset && passed && !seen;
-            nev = late;
-            for (k = 0; k < LEVELS; k = k + 1) nev = nev + hit[k];
-            pop       = rd && adr == TW_REG_EVT_TICK && mq_n > 0;
-            pop_entry = pop && mh_last;
-            push      = hit != 0 || late;
-            push_ok   = mq_n < DEPTH || pop_entry;
-            if (acc) m_regread(adr, we);
-            else mr_ok = 1'b1;
-            vhold_now = m_src == 2'd0 && m_vhold;      // CTRL before this edge's write
-            sa     = m_sbest - nn;
-            stale  = m_svalid && m_sfound && (sa == 0 || sa[47]);
-            sstart = (!m_srun && !m_svalid) || stale || cset || cclr || call;
-            old_n  = mq_n;
+            // ------------------------------------------------ N2 / search
+            s_passed = m_n2_v && m_n2_f && m_n2_gap[47] && m_s_valid && !m_s_start;
+            n2_ok    = m_n2_v && m_s_valid && (!m_n2_f || !m_n2_gap[47]);
+            start_d  = cset || cclr || call || s_passed;
+            // ------------------------------------------------ the jump
+            jstart = m_jgo && !jbusy && !m_pend && !advbusy && !wadv && !m_hold;
+            jlo    = !m_jab && m_jclk == 10;
+            jcarry = !m_jab && m_jclk == 11;
+            jhi    = !m_jab && m_jclk == 12;
+            jlast  = m_jab ? m_jclk == 11 : m_jclk == 15;
+            jabort = m_jseen || !m_s_valid || !m_n2_v || m_src != 2'd0 || m_jbad;
+            // ------------------------------------------------ read-out selection
+            rem_late = mh_late && !m_cons_late;
+            rem_mask = mh_mask & ~m_cons_mask;
+            vis_lvl = 0; vis_bit = 0;
+            for (k = LEVELS - 1; k >= 0; k = k - 1)
+                if (rem_mask[k]) begin vis_lvl = k; vis_bit = 4'b0001 << k; end
+            slot12 = m_sel_late ? mh_slot : ((mh_tick >> (m_sel_lvl * B)) & (SLOTS - 1));
 
-            // ---- update (every right-hand side above used the old state)
-            old_now = m_now;
-            m_ack = acc;
-            if (rd) begin m_rdata = mr_val; m_rmask = mr_mask; end
-            m_sync = {m_sync[1:0], ext};
-            m_now  = nn;
-            sum = {1'b0, m_adv} - (adv_step ? amt[32:0] : 33'd0)
-                  + ((wr && adr == TW_REG_ADVANCE) ? {1'b0, wdat} : 33'd0);
-            m_adv = sum[32] ? 32'hFFFF_FFFF : sum[31:0];
-            if (m_src != 2'd1 || m_pcnt == 0) m_pcnt = m_presc; else m_pcnt = m_pcnt - 1;
-            if (rd && adr == TW_REG_NOW_LO) m_nowhi = old_now[47:32];
-            if (rd && adr == TW_REG_NEXT_LO) m_nexthi = m_next[47:32];
-            // age: ticks the FIFO has been non-empty, saturating
-            if (old_n == 0) m_age = 0;
-            else begin
-                agesum = {32'd0, m_age} + amt;
-                m_age = (agesum > 48'hFFFF) ? 16'hFFFF : agesum[15:0];
+            // ================================================ state of c+1
+            // bus
+            m_ack <= m_b2;
+            m_rd3 <= m_rd2; m_isrd3 <= m_isrd2;
+            m_rd2 <= mr_val; m_isrd2 <= rd1;
+            if (m_b1) m_b1_at <= m_cyc - 1;
+            if (m_b2) m_b2_at <= m_cyc - 1;
+            m_b2 <= m_b1;
+            m_b1 <= dec;
+            if (capture) begin
+                m_pend <= 1; m_reqv <= 1; m_rwe <= we; m_radr <= adr; m_rdat <= wdat;
+            end else begin
+                if (dec) m_reqv <= 0;
+                if (m_b2) m_pend <= 0;
             end
-            if (wr) case (adr)
-                TW_REG_CTRL:     begin m_src = wdat[1:0]; m_irqen = wdat[2]; m_vhold = wdat[3]; end
-                TW_REG_PRESCALE: m_presc = wdat;
-                TW_REG_ARM_LO:   m_arm_lo = wdat;
-                TW_REG_ARM_HI:   m_arm_hi = wdat[15:0];
-                TW_REG_SEARCH:   m_horizon = wdat;
-                TW_REG_COALESCE: begin m_holdoff = wdat[15:0]; m_thresh = wdat[31:16]; end
+            // writes (B1)
+            if (wr1) case (m_radr)
+                TW_REG_CTRL:     begin m_src <= m_rdat[1:0]; m_irqen <= m_rdat[2]; m_vhold <= m_rdat[3]; end
+                TW_REG_PRESCALE: m_presc <= m_rdat;
+                TW_REG_ARM_LO:   m_arm_lo <= m_rdat;
+                TW_REG_ARM_HI:   m_arm_hi <= m_rdat[15:0];
+                TW_REG_SEARCH:   m_horizon <= m_rdat;
+                TW_REG_COALESCE: begin m_holdoff <= m_rdat[15:0]; m_thresh <= m_rdat[31:16]; end
+                TW_REG_CMD:      m_cnt_cmds <= m_cnt_cmds + 1;
                 default: ;
             endcase
-            if (acc && !mr_ok) m_cnt_buserr = m_cnt_buserr + 1;
-            if (wr && adr == TW_REG_STATUS) begin
-                if (wdat[0]) m_ovf = 0;
-                if (wdat[1]) m_hold = 0;
-                if (wdat[2]) m_cmderr = 0;
+            if ((m_b1 && !mr_ok) || cbad) m_cnt_buserr <= m_cnt_buserr + 1;
+            if (rd1 && m_radr == TW_REG_NOW_LO)  m_nowhi  <= m_tick_p[47:32];
+            if (rd1 && m_radr == TW_REG_NEXT_LO) m_nexthi <= m_next[47:32];
+            if (dec && rq_cmd) m_cmd_st <= 1;
+            else if (m_cmd_st != 0) m_cmd_st <= (m_cmd_st == 7) ? 0 : m_cmd_st + 1;
+            // ADVANCE: the decision's decrement a clock late, a sum over B2..B6
+            // (formed by the end of B5), a jump's amount from J_LO
+            left = {1'b0, m_raw} - {32'd0, m_pendd};
+            sum = left;
+            if (m_adv_st == 4) begin
+                sum = {1'b0, m_raw} + {1'b0, m_adv_add};
+                if (sum[32]) sum = 33'h0_FFFF_FFFF;
             end
-            // FIFO: write at the tail (if full, the tail is the head being popped)
+            if (jlo) sum = {1'b0, m_raw} - {1'b0, m_jamt};
+            m_raw <= sum[31:0];
+            m_nz <= step_host ? left >= 2 : left >= 1;
+            m_pendd <= step_host;
+            m_jadvfar <= m_vhold ? m_raw >= 2 : m_raw >= 32;
+            if (wr1 && m_radr == TW_REG_ADVANCE) begin m_adv_st <= 1; m_adv_add <= m_rdat; end
+            else if (m_adv_st != 0) m_adv_st <= (m_adv_st == 5) ? 0 : m_adv_st + 1;
+            // prescaler, external input
+            m_pc <= m_reload ? m_presc : m_pc - 1;
+            m_ptick <= presc_hit && m_src == 2'd1;
+            m_reload <= presc_hit || m_src != 2'd1;
+            m_ext <= {m_ext[1:0], ext};
+            // the FIFO's room from the count and the entries in flight
+            m_room <= mq_n + m_fly + 4 <= DEPTH;
+            m_fly <= m_fly + m_steps[0] + (wr1 && m_radr == TW_REG_CMD) - m_steps[7] - (m_cmd_st == 6);
+            // counter: P takes the step in C2, a jump's low part in J_CARRY and
+            // its high part in J_HI
+            tpn = m_tick_p + m_steps[1];
+            if (jcarry) tpn = tpn + {24'd0, m_jamt[23:0]};
+            if (jhi) tpn = tpn + {16'd0, m_jamt[31:24], 24'd0};
+            m_tick_p <= tpn;
+            m_tick_v <= m_tick_p;
+            if (m_steps[2] || m_visit_v != 0)
+                for (k = 0; k < LEVELS; k = k + 1)
+                    m_visit_v[k] <= m_steps[2] && (k == 0 || (m_tick_p & ((48'd1 << (k * B)) - 48'd1)) == 0);
+            m_steps <= {m_steps[8:0], step_d};
+            // the push at the end of E, the pop at the end of B2 of EVT_TICK
             if (push && push_ok) begin
                 wi = (mq_rd + mq_n) % DEPTH;
-                mq_tick[wi] = nn; mq_mask[wi] = hit; mq_late[wi] = late;
-                mq_lvl[wi] = clvl; mq_slot[wi] = cslot;
-                m_cnt_ev = m_cnt_ev + nev;
-                if (vhold_now) m_hold = 1;
-                st_visit_ev = st_visit_ev + nev - late;
+                mq_tick[wi] <= me_tick[ei]; mq_mask[wi] <= me_mask[ei]; mq_late[wi] <= me_late[ei];
+                mq_lvl[wi] <= me_lvl[ei]; mq_slot[wi] <= me_slot[ei];
+                m_cnt_ev <= m_cnt_ev + nev;
+                st_visit_ev = st_visit_ev + nev - me_late[ei];
                 if (nev > 1) st_multi = st_multi + 1;
             end
             if (push && !push_ok) begin
-                m_ovf = 1;
-                m_cnt_ovf = m_cnt_ovf + nev;
+                m_cnt_ovf <= m_cnt_ovf + nev;
                 st_drop = st_drop + 1;
             end
-            if (pop) begin
-                if (mh_last) begin
-                    m_cons_mask = 0; m_cons_late = 0;
-                    mq_rd = (mq_rd + 1) % DEPTH;
-                    mq_n = mq_n - 1;
-                end else if (mh_late) m_cons_late = 1;
-                else m_cons_mask = m_cons_mask | mh_bit;
+            if (push && me_late[ei]) begin m_cnt_late <= m_cnt_late + 1; st_late = st_late + 1; end
+            clr_ovf  = wr1 && m_radr == TW_REG_STATUS && m_rdat[0];
+            clr_hold = wr1 && m_radr == TW_REG_STATUS && m_rdat[1];
+            clr_err  = wr1 && m_radr == TW_REG_STATUS && m_rdat[2];
+            if (push && !push_ok) m_ovf <= 1; else if (clr_ovf) m_ovf <= 0;
+            if (push && push_ok && vmode) m_hold <= 1; else if (clr_hold) m_hold <= 0;
+            if (cbad) m_cmderr <= 1; else if (clr_err) m_cmderr <= 0;
+            nn = mq_n + ((push && push_ok) ? 1 : 0) - (pop_now ? 1 : 0);
+            mq_n <= nn;
+            if (pop_now) mq_rd <= (mq_rd + 1) % DEPTH;
+            // the read-out: the head a clock late, the next event selected
+            // from it, EVT_INFO from both
+            m_evt_info <= m_sel_empty ? 32'd0
+                        : {1'b1, m_sel_late, m_sel_late ? mh_lvl : m_sel_lvl, slot12, mh_tick[47:32]};
+            m_sel_late <= rem_late; m_sel_lvl <= vis_lvl; m_sel_bit <= vis_bit;
+            m_sel_last <= rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+            m_sel_empty <= m_empty1;
+            if (m_popf) begin m_cons_mask <= 0; m_cons_late <= 0; end
+            else if (rd1 && m_radr == TW_REG_EVT_TICK && !m_sel_empty) begin
+                if (m_sel_late) m_cons_late <= 1; else m_cons_mask <= m_cons_mask | m_sel_bit;
             end
-            if (push && push_ok) mq_n = mq_n + 1;
-            if (cmdw) m_cnt_cmds = m_cnt_cmds + 1;
-            if (cbad) begin m_cmderr = 1; m_cnt_buserr = m_cnt_buserr + 1; end
-            if (late) begin m_cnt_late = m_cnt_late + 1; st_late = st_late + 1; end
-            // search engine (scans the bitmap as it was before this edge)
-            if (sstart) begin
-                if (m_srun && (cset || cclr || call)) st_restart_cmd = st_restart_cmd + 1;
-                m_srun = 1; m_svalid = 0; m_sfound = 0; m_slvl = 0; m_si = 0; m_slen = 0;
-                m_sbase = nn;
-            end else if (m_srun) begin
-                if (m_si == 0) m_scan_level;
-                shit = m_so != 0 && m_shw == m_si;
-                if (shit) begin
-                    cand = m_so;
-                    cand = (m_sbase & ~((48'd1 << (m_slvl * B)) - 48'd1)) + (cand << (m_slvl * B));
-                    if (!m_sfound || cand - m_sbase < m_sbest - m_sbase) begin
-                        m_sbest = cand;
-                        m_sfound = 1;
-                    end
-                end
-                m_slen = m_slen + 1;
-                if (!(shit || m_si == NWORDS)) m_si = m_si + 1;
-                else if (m_slvl == LEVELS - 1) begin
-                    m_srun = 0; m_svalid = 1;
+            m_popf <= rd1 && m_radr == TW_REG_EVT_TICK && !m_sel_empty && m_sel_last;
+            m_empty1 <= mq_n == 0;
+            if (mq_n > 0) begin
+                mh_tick <= mq_tick[mq_rd]; mh_mask <= mq_mask[mq_rd]; mh_late <= mq_late[mq_rd];
+                mh_lvl <= mq_lvl[mq_rd]; mh_slot <= mq_slot[mq_rd];
+            end
+            // entries V -> H1 -> H2 -> G -> E
+            me_vv <= {me_vv[2:0], hit != 0 || late};
+            if (hit != 0 || late) begin
+                me_tick[ei] <= m_tick_v; me_mask[ei] <= hit; me_late[ei] <= late;
+                me_lvl[ei] <= clvl; me_slot[ei] <= cslot[11:0];
+            end
+            // the bitmap at the end of V
+            if (call) for (k = 0; k < LEVELS; k = k + 1) m_bv[k] <= 0;
+            else if (cset || cclr) m_bv[clvl][cslot] <= cset;
+            // NEXT: N3 from N2, N2 from N1, N1 from the answer and tick_v
+            m_searching <= !n2_ok;
+            m_next <= !n2_ok ? 48'd0 : m_n2_within ? m_s_next : m_n2_end;
+            m_n2_within <= m_n1_f && m_n1_gap[47:32] == 0 && m_n1_gap[31:0] < m_horizon;
+            m_n2_gap <= m_n1_gap; m_n2_end <= m_n1_end; m_n2_f <= m_n1_f;
+            m_n2_v <= m_n1_v && m_s_valid;
+            m_n1_gap <= m_s_next - 48'd1 - m_tick_v;
+            m_n1_end <= m_tick_v + {16'd0, m_horizon};
+            m_n1_v <= m_s_valid && !m_s_start;
+            m_n1_f <= m_s_found;
+            // the search: started in the clock after a bitmap command's V or
+            // after time passed its answer; valid T clocks after its start
+            m_s_start <= start_d;
+            if (start_d) m_s_base <= m_tick_v;
+            if (m_s_start) begin
+                m_search(m_s_base);
+                m_s_valid <= 0; m_s_run <= 1; m_s_left <= ms_len - 1; m_s_len <= ms_len;
+                m_s_pfound <= ms_found; m_s_pnext <= ms_next;
+                if (m_s_run) st_restart = st_restart + 1;
+            end else if (m_s_run) begin
+                m_s_left <= m_s_left - 1;
+                if (m_s_left == 1) begin
+                    m_s_valid <= 1; m_s_run <= 0; m_s_found <= m_s_pfound; m_s_next <= m_s_pnext;
                     st_srch_n = st_srch_n + 1;
-                    if (m_slen > st_srch_max) st_srch_max = m_slen;
-                    if (m_slen > st_srch_all) st_srch_all = m_slen;
-                end else begin
-                    m_slvl = m_slvl + 1; m_si = 0;
+                    if (m_s_len > st_srch_max) st_srch_max = m_s_len;
                 end
             end
-            if (call) for (k = 0; k < LEVELS; k = k + 1) m_bv[k] = 0;
-            else if (cset || cclr) m_bv[clvl][cslot] = cset;
+            // the jump
+            m_jfar <= m_n2_v && !m_n2_gap[47] && (m_vhold ? m_n2_gap[46:1] != 0 : m_n2_gap[46:5] != 0);
+            m_jgo <= m_src == 2'd0 && m_nz && m_n2_v && m_s_valid && (m_jfar || !m_n2_f) && m_jadvfar
+                     && !jbusy && m_jcool == 0 && !m_hold && !advbusy && !wadv;
+            // a command's V or a search start from the jump's start clock on
+            if (jstart) m_jseen <= cset || cclr || call || m_s_start;
+            else if (cset || cclr || call || m_s_start) m_jseen <= 1;
+            if (jstart) begin
+                m_jclk <= 1; m_jab <= 0;
+            end else if (jbusy) begin
+                m_jclk <= jlast ? 0 : m_jclk + 1;
+                if (m_jclk == 9 && jabort) begin m_jab <= 1; st_jab = st_jab + 1; end
+            end
+            if (jbusy && jlast) m_jcool <= 8;
+            else if (m_jcool != 0 && !jbusy) m_jcool <= m_jcool - 1;
+            if (m_jclk == 8) begin                   // J_CMP
+                m_jbad  <= (m_n2_f && (m_n2_gap[47] || m_n2_gap == 0)) || m_raw == 0;
+                m_jbig  <= !m_n2_f || m_n2_gap[47:32] != 0;
+                m_jless <= m_n2_gap[31:0] < m_raw;
+            end
+            if (m_jclk == 9 && !jabort) begin        // J_SEL
+                m_jamt <= (m_jbig || !m_jless) ? m_raw : m_n2_gap[31:0];
+                st_jumps = st_jumps + 1;
+                st_jump_ticks = st_jump_ticks + ((m_jbig || !m_jless) ? m_raw : m_n2_gap[31:0]);
+            end
+            // coalescing and the line
+            agesum = {1'b0, m_age} + {1'b0, m_jamt[15:0]};
+            if (mq_n == 0) m_age <= 0;
+            else if (jlo) m_age <= (m_jamt[31:16] != 0 || agesum[16]) ? 16'hFFFF : agesum[15:0];
+            else if (m_steps[3] && m_age != 16'hFFFF) m_age <= m_age + 1;
+            m_age_due <= m_age >= m_holdoff;
+            m_thr_due <= mq_n >= m_thresh;
+            m_irq <= m_irqen && mq_n != 0 && (m_hold || mq_n == DEPTH || m_thr_due || m_age_due);
         end
     end
 
-    // +trace: log every bus access and every model push/drop
+    // +trace: log every bus access with the model's state
     reg trace = 1'b0;
-    always @(posedge clk) if (trace && !rst) begin
-        if (cyc && stb && !m_ack)
-            $display("trace cyc=%0d %s %0s dat=%h  (model now=%0d src=%0d adv=%0d fifo=%0d hold=%0d srch=%0d/%0d best=%0d)", ncyc + 1,
-                     we ? "W" : "R", reg_name(adr), we ? wdat : 32'h0, m_now, m_src, m_adv, mq_n, m_hold,
-                     m_srun, m_svalid, m_sbest);
-    end
+    always @(posedge clk) if (trace && !rst && cyc && stb && !m_ack && !m_pend)
+        $display("trace clk=%0d %s %0s dat=%h  (model tick=%0d src=%0d adv=%0d fifo=%0d hold=%0d srch=%0d/%0d next=%0d jump=%0d)",
+                 m_cyc, we ? "W" : "R", reg_name(adr), we ? wdat : 32'h0, m_tick_p, m_src, m_raw, mq_n, m_hold,
+                 m_s_run, m_s_valid, m_s_next, m_jclk);
 
-    // ack, stall and irq against the model, every cycle; white-box: the tick
-    // counter and STATUS.SEARCHING too, so a wrong jump shows at once
+    // ack, stall and irq against the model every cycle, and every read's data
+    // at its ack; white-box: the bus's tick (tick_p), STATUS.SEARCHING and
+    // FIFO_COUNT too, so a wrong step or jump shows at once
     reg chk_on = 1'b1;
     always @(negedge clk) if (!rst && chk_on) begin
         if (ack !== m_ack)  err("o_wb_ack vs model", ack, m_ack);
         if (stall !== 1'b0) err("o_wb_stall", stall, 0);
-        if (irq !== m_irq(1'b0)) err("o_irq vs model", irq, m_irq(1'b0));
-        if (dut.now_q !== m_now) err("tick counter (dut.now_q) vs model", dut.now_q, m_now);
-        if (dut.status[TW_STATUS_SEARCHING_LSB] !== !m_sok(1'b0))
-            err("STATUS.SEARCHING (dut.status) vs model", dut.status[TW_STATUS_SEARCHING_LSB], !m_sok(1'b0));
+        if (irq !== m_irq) err("o_irq vs model", irq, m_irq);
+        if (dut.tick_p !== m_tick_p) err("bus tick (dut.tick_p) vs model", dut.tick_p, m_tick_p);
+        if (dut.searching_q !== m_searching) err("STATUS.SEARCHING (dut.searching_q) vs model", dut.searching_q, m_searching);
+        if (dut.fifo_count !== mq_n) err("STATUS.FIFO_COUNT (dut.fifo_count) vs model", dut.fifo_count, mq_n);
+        if (ack && m_ack && m_isrd3 && rdat !== m_rd3) err_reg("read", last_adr, " (vs model)", rdat, m_rd3);
     end
 
     // ================================================================ bus
-    task wb_write;
-        input [5:0]  a;
-        input [31:0] d;
+    // One access as sim/tw_vl.cpp makes it; called at a falling edge, so the
+    // request's clock R is the present one. last_ack: clocks from R to ack.
+    reg [5:0]  last_adr;
+    integer    last_ack, last_r;
+    task access;
+        input         write;
+        input  [5:0]  a;
+        input  [31:0] d;
+        output [31:0] q;
+        integer n;
         begin
-            cyc = 1'b1; stb = 1'b1; we = 1'b1; adr = a; wdat = d;
-            @(negedge clk);
-            if (ack !== 1'b1) err_reg("no ack for write to", a, "", ack, 1);
+            cyc = 1'b1; stb = 1'b1; we = write; adr = a; wdat = d;
+            last_adr = a; last_r = m_cyc;
+            n = 0;
+            @(negedge clk); n = n + 1;
+            while (ack !== 1'b1 && n < ACK_WAIT) begin @(negedge clk); n = n + 1; end
+            last_ack = n;
+            if (ack !== 1'b1) err_reg("no ack (bounded wait) for", a, "", n, 0);
+            q = rdat;
             cyc = 1'b0; stb = 1'b0; we = 1'b0; wdat = $random;
             @(negedge clk);
         end
     endtask
-
+    reg [31:0] scratch;
+    task wb_write;
+        input [5:0]  a;
+        input [31:0] d;
+        access(1'b1, a, d, scratch);
+    endtask
     task wb_read;
         input  [5:0]  a;
         output [31:0] d;
-        begin
-            cyc = 1'b1; stb = 1'b1; we = 1'b0; adr = a; wdat = $random;
-            @(negedge clk);
-            if (ack !== 1'b1) err_reg("no ack for read of", a, "", ack, 1);
-            d = rdat;
-            if ((rdat & m_rmask) !== (m_rdata & m_rmask))
-                err_reg("read", a, " (vs model)", rdat, m_rdata);
-            cyc = 1'b0; stb = 1'b0;
-            @(negedge clk);
-        end
+        access(1'b0, a, 32'd0, d);
     endtask
 
     // read and compare with an expectation of the test itself
@@ -656,7 +730,7 @@ module tb_tw_core;
                 count_err;
                 if (err_show)
                     $display("ERROR [%0s] cyc=%0d read %0s.%0s: got 0x%0h expected 0x%0h",
-                             section, ncyc, reg_name(a), fname, (rv >> lsb) & mask, exp);
+                             section, m_cyc, reg_name(a), fname, (rv >> lsb) & mask, exp);
             end
         end
     endtask
@@ -697,12 +771,12 @@ module tb_tw_core;
         repeat (n) @(negedge clk);
     endtask
 
-    // wait until the next access would take effect at edge c+1
+    // wait until clock c (the next access's R is then c)
     task idle_until;
         input integer c;
         begin
-            if (ncyc > c) msg_err("testbench schedule overrun (idle_until in the past)");
-            while (ncyc < c) @(negedge clk);
+            if (m_cyc > c) msg_err("testbench schedule overrun (idle_until in the past)");
+            while (m_cyc < c) @(negedge clk);
         end
     endtask
 
@@ -712,43 +786,30 @@ module tb_tw_core;
             @(negedge clk);
             @(negedge clk);
             rst = 1'b0;
+            @(negedge clk);
         end
     endtask
 
-    // jump the counter (white-box); the search's answer was about the old
-    // time, so it is dropped and a new search starts at the next edge
+    // Jump the counter (white-box) while time stands still and nothing is in
+    // flight; the search's answer was about the old time, so a new one starts
+    // from the new tick in this clock (in the model too).
     task poke_now;
         input [47:0] v;
+        integer w0;
         begin
-            dut.now_q = v;
-            m_now = v;
-            dut.s_valid_q = 1'b0;
-            dut.s_run_q   = 1'b0;
-            m_svalid = 1'b0;
-            m_srun   = 1'b0;
-            dut.arm_gap_q = {dut.arm_hi_q, dut.arm_lo_q} - v;
-            -> poked;
+            w0 = m_cyc;
+            while ((m_steps != 0 || m_jclk != 0 || m_pend || m_cmd_st != 0 || m_adv_st != 0) && m_cyc - w0 < 40)
+                @(negedge clk);
+            if (m_steps != 0 || m_jclk != 0 || m_pend || m_cmd_st != 0 || m_adv_st != 0 || dut.carry_q
+                    || (m_src == 2'd0 && m_nz) || m_src == 2'd1 || m_src == 2'd2)
+                msg_err("testbench: poke_now while time may move");
+            dut.lo_q = v[23:0]; dut.lo_d_q = v[23:0]; dut.hi_q = v[47:24]; dut.tick_v = v;
+            dut.srch_start_q = 1'b1; dut.srch_base_q = v;
+            m_tick_p <= v; m_tick_v <= v;
+            m_s_start <= 1'b1; m_s_base <= v;
+            @(negedge clk);
         end
     endtask
-
-    // The bitmaps fetch each level's next slot a cycle ahead, and the core
-    // keeps the distance to the armed tick, all from the old time: redo them
-    // as if the counter had always been at the new one.
-    event poked;
-    genvar gk;
-    generate
-        for (gk = 0; gk < LEVELS; gk = gk + 1) begin : g_refetch
-            always @(poked) begin : refetch
-                reg [SLOT_BITS-1:0] sl;
-                sl = dut.now_q[gk*SLOT_BITS +: SLOT_BITS] + 1'b1;
-                dut.g_level[gk].u_bitmap.visit_raw_q  = dut.g_level[gk].u_bitmap.mem_visit[sl >> $clog2(SW)];
-                dut.g_level[gk].u_bitmap.visit_bit_q  = sl % SW;
-                dut.g_level[gk].u_bitmap.visit_seen_q = dut.g_level[gk].u_bitmap.written_q[sl >> $clog2(SW)];
-                dut.g_level[gk].u_bitmap.visit_byp_q  = 1'b0;
-                dut.ahead_slots_q[gk*SLOT_BITS +: SLOT_BITS] = sl;
-            end
-        end
-    endgenerate
 
     // STATUS without SEARCHING (which the model checks on every read)
     task expect_status;
@@ -759,46 +820,41 @@ module tb_tw_core;
         end
     endtask
 
-    // poll STATUS until SEARCHING is 0 (SRCH_BOUND + a few cycles at most)
+    // poll STATUS until SEARCHING is 0
     task wait_search;
         integer w0;
         begin
-            w0 = ncyc;
+            w0 = m_cyc;
             wb_read(TW_REG_STATUS, rv);
-            while (rv[TW_STATUS_SEARCHING_LSB] && ncyc - w0 < 2 * SRCH_BOUND + 20)
+            while (rv[TW_STATUS_SEARCHING_LSB] && m_cyc - w0 < 2 * SRCH_MAX + 40)
                 wb_read(TW_REG_STATUS, rv);
             if (rv[TW_STATUS_SEARCHING_LSB]) msg_err("STATUS.SEARCHING stuck at 1");
         end
     endtask
 
-    // search length monitor: set mon_ec to the edge of a command (or of the
-    // tick that reaches the answer); mon_len becomes the number of edges after
-    // it until the DUT's STATUS.SEARCHING reads 0 (white-box, every cycle)
-    integer mon_ec = -1, mon_len = -1, mon_max = 0;
-    always @(negedge clk) if (!rst && mon_ec >= 0 && mon_len < 0 && ncyc >= mon_ec
-                              && dut.status[TW_STATUS_SEARCHING_LSB] === 1'b0)
-        mon_len = ncyc - mon_ec;
-    task mon_start;
-        input integer e;
+    // poll STATUS until ADVANCING is 0 (at most n clocks)
+    task wait_adv;
+        input integer n;
+        integer w0;
         begin
-            mon_ec = e; mon_len = -1;
+            w0 = m_cyc;
+            wb_read(TW_REG_STATUS, rv);
+            while (rv[TW_STATUS_ADVANCING_LSB] && m_cyc - w0 < n)
+                wb_read(TW_REG_STATUS, rv);
+            if (rv[TW_STATUS_ADVANCING_LSB]) msg_err("STATUS.ADVANCING stuck at 1");
         end
     endtask
-    // wait for the monitored search and check its length against the bound
-    // (nothing else may restart the search meanwhile: no ticks)
-    task mon_wait;
-        input [8*40-1:0] what;
+
+    // poll STATUS until HOLD is 1 (at most n clocks)
+    task wait_hold;
+        input integer n;
+        integer w0;
         begin
-            while (mon_len < 0 && ncyc - mon_ec < 2 * SRCH_BOUND + 20) @(negedge clk);
-            if (mon_len > mon_max) mon_max = mon_len;
-            if (mon_len < 0) msg_err("search never finished (STATUS.SEARCHING stuck)");
-            else if (mon_len == 0) err("search length: SEARCHING was 0 right after the restart", 0, 1);
-            else if (mon_len > SRCH_BOUND) begin
-                count_err;
-                if (err_show)
-                    $display("ERROR [%0s] cyc=%0d %0s: search took %0d cycles, documented bound %0d",
-                             section, ncyc, what, mon_len, SRCH_BOUND);
-            end
+            w0 = m_cyc;
+            wb_read(TW_REG_STATUS, rv);
+            while (!rv[TW_STATUS_HOLD_LSB] && m_cyc - w0 < n)
+                wb_read(TW_REG_STATUS, rv);
+            if (!rv[TW_STATUS_HOLD_LSB]) msg_err("STATUS.HOLD never set");
         end
     endtask
 
@@ -883,904 +939,9 @@ module tb_tw_core;
     reg [47:0] v, w;
     reg [31:0] x;
 
-    task t_ident;
-        begin
-            section = "ident/reset";
-            reset_dut;
-            // the search starts by itself after reset (idle and invalid)
-            expect_field(TW_REG_STATUS, TW_STATUS_SEARCHING_LSB, 1, 1, "SEARCHING right after reset");
-            expect_reg(TW_REG_NEXT_LO, 0);           // 0 while searching
-            expect_reg(TW_REG_ID, 32'h5457484C);
-            expect_reg(TW_REG_VERSION, 32'h0001_0000);
-            expect_reg(TW_REG_CAPS, LEVELS | (SLOT_BITS << 4) | (FIFO_LOG2 << 8) | (48 << 16));
-            expect_reg(TW_REG_CTRL, 0);
-            expect_reg(TW_REG_PRESCALE, 0);
-            expect_status(0);
-            expect_reg(TW_REG_NOW_LO, 0);
-            expect_reg(TW_REG_NOW_HI, 0);
-            expect_reg(TW_REG_ADVANCE, 0);
-            expect_reg(TW_REG_ARM_LO, 0);
-            expect_reg(TW_REG_ARM_HI, 0);
-            expect_field(TW_REG_EVT_INFO, 31, 1, 0, "VALID");
-            for (i = TW_REG_CNT_EVENTS; i <= TW_REG_CNT_BUSERR; i = i + 1)
-                expect_reg(i, 0);
-            expect_reg(TW_REG_SEARCH, 32'hFFFF_FFFF);
-            expect_reg(TW_REG_COALESCE, 0);
-            expect_reg(TW_REG_NEXT_HI, 0);
-            wait_search;
-            expect_reg(TW_REG_STATUS, 0);
-            expect_reg(TW_REG_NEXT_LO, 32'hFFFF_FFFF);   // nothing busy: now + SEARCH
-            expect_reg(TW_REG_NEXT_HI, 0);
-            if (irq !== 1'b0) err("o_irq after reset", irq, 0);
-
-            section = "readback";
-            wb_write(TW_REG_PRESCALE, 32'hFFFF_FFFF);   // no tick while TICK_SRC=1 below
-            wb_write(TW_REG_CTRL, 32'hFFFF_FFFF);
-            expect_reg(TW_REG_CTRL, 32'hF);
-            wb_write(TW_REG_CTRL, 32'h0000_0006);
-            expect_reg(TW_REG_CTRL, 32'h6);
-            wb_write(TW_REG_CTRL, 32'h0000_0009);
-            expect_reg(TW_REG_CTRL, 32'h9);
-            wb_write(TW_REG_CTRL, 32'h0000_0003);     // reserved source: no ticks
-            for (i = 0; i < 4; i = i + 1) begin
-                x = (i == 0) ? 32'hFFFF_FFFF : (i == 1) ? 32'h0 : $random;
-                wb_write(TW_REG_PRESCALE, x);
-                expect_reg(TW_REG_PRESCALE, x);
-                wb_write(TW_REG_ARM_LO, ~x);
-                expect_reg(TW_REG_ARM_LO, ~x);
-                wb_write(TW_REG_ARM_HI, x);
-                expect_reg(TW_REG_ARM_HI, {16'd0, x[15:0]});
-                wb_write(TW_REG_SEARCH, x ^ 32'h5A5A_5A5A);
-                expect_reg(TW_REG_SEARCH, x ^ 32'h5A5A_5A5A);
-                wb_write(TW_REG_COALESCE, ~x);
-                expect_reg(TW_REG_COALESCE, ~x);
-            end
-            wb_write(TW_REG_SEARCH, 32'hFFFF_FFFF);
-            wb_write(TW_REG_COALESCE, 0);
-            // ADVANCE adds and saturates; nothing counts down with TICK_SRC=3
-            wb_write(TW_REG_ADVANCE, 123);
-            expect_reg(TW_REG_ADVANCE, 123);
-            wb_write(TW_REG_ADVANCE, 7);
-            expect_reg(TW_REG_ADVANCE, 130);
-            expect_field(TW_REG_STATUS, TW_STATUS_ADVANCING_LSB, 1, 1, "ADVANCING");
-            wb_write(TW_REG_ADVANCE, 32'hFFFF_FF00);
-            expect_reg(TW_REG_ADVANCE, 32'hFFFF_FF82);
-            wb_write(TW_REG_ADVANCE, 32'h100);
-            expect_reg(TW_REG_ADVANCE, 32'hFFFF_FFFF);
-            expect_reg(TW_REG_NOW_LO, 0);
-            // writing 0 to STATUS changes nothing
-            wb_write(TW_REG_STATUS, 0);
-            expect_field(TW_REG_STATUS, 0, 32'h7, 0, "sticky bits");
-            expect_reg(TW_REG_CNT_BUSERR, 0);
-        end
-    endtask
-
-    // ADVANCE in TICK_SRC=0: one tick per clock while the search runs; with
-    // its answer ready, one step jumps to the tick before the next busy visit,
-    // or by all remaining ticks if that comes first
-    task t_advance;
-        integer E, s, nt, ee;
-        reg [47:0] v0, vv;
-        begin
-            section = "advance";
-            reset_dut;
-            wait_search;
-            E = ncyc + 1;
-            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR_ALL, 0, 0));   // the search restarts at edge E
-            e0 = ncyc + 1;
-            wb_write(TW_REG_ADVANCE, 1000);                       // ticks from edge e0+1
-            // nothing is busy: the search scans every word of every level and is
-            // done at edge E+SRCH_LEN; edges up to that one take one tick each,
-            // the next one takes all the rest
-            for (j = 0; ncyc < E + SRCH_LEN + 4; j = j + 1) begin
-                c  = ncyc + 1;                       // a read takes effect at edge c
-                ee = c - 1;                          // and returns the state after edge c-1
-                nt = (ee <= E + SRCH_LEN) ? ee - e0 : 1000;
-                case (j % 3)
-                    0: begin wb_read(TW_REG_NOW_LO, rv);  check("NOW_LO while advancing", rv, nt); end
-                    1: begin wb_read(TW_REG_ADVANCE, rv); check("ADVANCE remaining", rv, 1000 - nt); end
-                    default: begin
-                        wb_read(TW_REG_STATUS, rv);
-                        check("STATUS.SEARCHING while advancing", rv[TW_STATUS_SEARCHING_LSB], ee < E + SRCH_LEN);
-                        check("STATUS.ADVANCING", rv[TW_STATUS_ADVANCING_LSB], nt != 1000);
-                    end
-                endcase
-            end
-            expect_reg(TW_REG_NOW_LO, 1000);
-            expect_reg(TW_REG_ADVANCE, 0);
-            expect_field(TW_REG_STATUS, TW_STATUS_ADVANCING_LSB, 1, 0, "ADVANCING");
-            // answer ready and nothing busy: a whole ADVANCE is one step
-            wb_write(TW_REG_ADVANCE, 12345);
-            expect_reg(TW_REG_NOW_LO, 13345);
-            expect_reg(TW_REG_ADVANCE, 0);
-            // adding while advancing
-            wb_write(TW_REG_ADVANCE, 10);
-            wb_write(TW_REG_ADVANCE, 5);
-            expect_reg(TW_REG_NOW_LO, 13360);
-            // a busy slot: the first step lands on the tick before its visit,
-            // the next one on the visit; then one tick per clock while the
-            // search started by the visit runs
-            s = 7;
-            v0 = 13360;
-            vv = next_visit(0, s, v0);
-            set_slot(0, s, vv);
-            wait_search;
-            expect_reg(TW_REG_NEXT_LO, vv);
-            e0 = ncyc + 1;
-            wb_write(TW_REG_ADVANCE, 3 * SLOTS);
-            wb_read(TW_REG_NOW_LO, rv);              // after edge e0+1
-            check("NOW_LO after the first step (tick before the visit)", rv, vv - 1);
-            wb_read(TW_REG_NOW_LO, rv);              // after edge e0+3
-            check("NOW_LO two steps after the visit", rv, vv + 1);
-            idle(4 * SRCH_BOUND + 10);
-            expect_reg(TW_REG_NOW_LO, v0 + 3 * SLOTS);
-            for (i = 0; i < 3; i = i + 1) expect_event(0, 0, s, vv + i * SLOTS);
-            expect_no_event;
-            // ADVANCE does not count with the prescaler selected
-            wb_write(TW_REG_PRESCALE, 32'hFFFF);
-            wb_write(TW_REG_CTRL, 1);
-            wb_write(TW_REG_ADVANCE, 10);
-            idle(12);
-            expect_reg(TW_REG_ADVANCE, 10);
-            expect_reg(TW_REG_NOW_LO, v0 + 3 * SLOTS);
-        end
-    endtask
-
-    // SET/CLEAR at level 0: reported at exactly the visit tick, every revolution
-    task t_level0;
-        integer s, s2;
-        begin
-            section = "level0 visits";
-            reset_dut;
-            s = 5 % SLOTS; s2 = SLOTS - 1;
-            set_slot(0, s, s);
-            set_slot(0, s2, s2);
-            wb_write(TW_REG_CTRL, 32'h4);           // IRQ_EN, TICK_SRC=0
-            expect_no_event;
-            e0 = ncyc + 1;
-            wb_write(TW_REG_ADVANCE, 3 * SLOTS);
-            // irq rises right after the edge that reaches tick s (ADVANCE may
-            // jump, so the counter is looked at, not the number of cycles)
-            t0 = -1;
-            while (ncyc < e0 + 3 * SLOTS + 2 && t0 < 0) begin
-                @(negedge clk);
-                if (irq === 1'b1) begin t0 = ncyc; v = dut.now_q; end
-            end
-            check("tick counter (dut.now_q) when irq first rises", v, s);
-            if (t0 - e0 > s) err("cycles from ADVANCE to the first event (no faster than one tick a clock)", t0 - e0, s);
-            idle(3 * SLOTS + 2);
-            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF,
-                         (DEPTH < 6) ? DEPTH : 6, "FIFO_COUNT");
-            // virtual time pauses while the FIFO is full and resumes as it drains
-            for (i = 0; i < 6; i = i + 1) begin
-                if (i >= DEPTH) idle(SLOTS + 2);
-                expect_event(0, 0, (i % 2) ? s2 : s, ((i % 2) ? s2 : s) + (i / 2) * SLOTS);
-            end
-            expect_no_event;
-            if (irq !== 1'b0) err("irq after draining", irq, 0);
-            // CLEAR: no more reports
-            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR, 0, s));
-            wb_write(TW_REG_ADVANCE, 2 * SLOTS);
-            idle(2 * SLOTS + 2);
-            expect_event(0, 0, s2, s2 + 3 * SLOTS);
-            expect_event(0, 0, s2, s2 + 4 * SLOTS);
-            expect_no_event;
-            clear_slot(0, s2);
-            wb_write(TW_REG_ADVANCE, SLOTS + 1);
-            idle(SLOTS + 3);
-            expect_no_event;
-            expect_reg(TW_REG_CNT_LATE, 0);
-            expect_reg(TW_REG_CNT_CMDS, 4);
-        end
-    endtask
-
-    // level k visits ticks whose low k*b bits are zero, at slot = tick field k
-    task t_levels;
-        integer lv, s;
-        reg [47:0] rev;
-        begin
-            for (lv = 1; lv < LEVELS; lv = lv + 1) begin
-                section = "higher level visits";
-                reset_dut;
-                s = (lv == 1) ? 3 : SLOTS - 2;
-                rev = 48'd1 << ((lv + 1) * B);
-                v = (48'h1234_0000_0000 & ~(rev - 1)) | (s << (lv * B));   // a level-lv visit of slot s
-                if (((lv + 1) * B) > 32) v = s << (lv * B);
-                poke_now(v - 6);
-                set_slot(lv, s, v);
-                wb_write(TW_REG_ADVANCE, 12);
-                idle(14);
-                expect_event(0, lv, s, v);
-                expect_no_event;
-                // next revolution of this level
-                poke_now(v + rev - 5);
-                wb_write(TW_REG_ADVANCE, 10);
-                idle(12);
-                expect_event(0, lv, s, v + rev);
-                expect_no_event;
-                // ticks whose field lv equals s but whose low bits are not zero: no visit
-                poke_now(v + rev);
-                wb_write(TW_REG_ADVANCE, 20);
-                idle(22);
-                expect_no_event;
-                // a slot of that level one step further is visited one level-(lv-1) revolution later
-                clear_slot(lv, s);
-                w = next_visit(lv, (s + 1) % SLOTS, v + rev + 20);
-                set_slot(lv, (s + 1) % SLOTS, w);
-                poke_now(w - 3);
-                wb_write(TW_REG_ADVANCE, 6);
-                idle(8);
-                expect_event(0, lv, (s + 1) % SLOTS, w);
-                expect_no_event;
-            end
-        end
-    endtask
-
-    // all levels visited in one tick, plus a late arm in the same cycle:
-    // one FIFO entry, events handed out late arm first then levels upward
-    task t_multi;
-        integer lv, sl, late_slot;
-        begin
-            section = "multi-level entry";
-            reset_dut;
-            v = (LEVELS > 1) ? (48'd1 << ((LEVELS - 1) * B)) : SLOTS;   // slot 1 at the top level, 0 below
-            late_slot = 3;
-            poke_now(v - 8);
-            for (lv = 0; lv < LEVELS; lv = lv + 1) begin
-                sl = (v >> (lv * B)) & (SLOTS - 1);
-                set_slot(lv, sl, v);
-            end
-            wait_search;                    // answer: v, 8 ticks ahead
-            expect_reg(TW_REG_NEXT_LO, v[31:0]);
-            arm(v - 7);                     // already passed: the SET below is late
-            e0 = ncyc + 1;
-            wb_write(TW_REG_ADVANCE, 8);    // edge e0+1 jumps to v-1, edge e0+2 reaches v
-            idle_until(e0 + 1);
-            wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, late_slot));   // effect at the edge of tick v
-            idle(4);
-            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "FIFO_COUNT (one entry)");
-            expect_reg(TW_REG_CNT_EVENTS, LEVELS + 1);
-            expect_reg(TW_REG_CNT_LATE, 1);
-            expect_event(1, 0, late_slot, v);
-            for (lv = 0; lv < LEVELS; lv = lv + 1) begin
-                expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "FIFO_COUNT (mid entry)");
-                expect_event(0, lv, (v >> (lv * B)) & (SLOTS - 1), v);
-            end
-            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 0, "FIFO_COUNT (drained)");
-            expect_no_event;
-            // EVT_INFO alone has no side effect; EVT_TICK on an empty FIFO pops nothing
-            wb_read(TW_REG_EVT_TICK, rv);
-            expect_no_event;
-        end
-    endtask
-
-    // VHOLD: virtual time stops right after the tick with an event
-    task t_vhold;
-        integer s1, s2;
-        begin
-            section = "vhold";
-            reset_dut;
-            s1 = 3; s2 = 7;
-            set_slot(0, s1, s1);
-            set_slot(0, s2, s2);
-            wb_write(TW_REG_CTRL, 32'h8);            // VHOLD, TICK_SRC=0
-            wb_write(TW_REG_ADVANCE, SLOTS);
-            idle(SLOTS + 4);
-            expect_reg(TW_REG_NOW_LO, s1);
-            expect_reg(TW_REG_ADVANCE, SLOTS - s1);
-            expect_field(TW_REG_STATUS, 0, 32'hF, 32'hA, "HOLD|ADVANCING");
-            wb_write(TW_REG_STATUS, 32'h5);          // other w1c bits: HOLD stays
-            idle(4);
-            expect_reg(TW_REG_NOW_LO, s1);
-            expect_event(0, 0, s1, s1);
-            idle(4);
-            expect_reg(TW_REG_NOW_LO, s1);           // reading the event does not release it
-            wb_write(TW_REG_STATUS, 32'h2);
-            idle(SLOTS + 4);
-            expect_reg(TW_REG_NOW_LO, s2);
-            expect_reg(TW_REG_ADVANCE, SLOTS - s2);
-            expect_field(TW_REG_STATUS, TW_STATUS_HOLD_LSB, 1, 1, "HOLD");
-            wb_write(TW_REG_STATUS, 32'h2);
-            idle(SLOTS + 4);
-            expect_reg(TW_REG_NOW_LO, SLOTS);
-            expect_reg(TW_REG_ADVANCE, 0);
-            expect_field(TW_REG_STATUS, 0, 32'hF, 0, "HOLD|ADVANCING");
-            expect_event(0, 0, s2, s2);
-            expect_no_event;
-            // VHOLD without ADVANCE: HOLD is only set in virtual time
-            wb_write(TW_REG_PRESCALE, 0);
-            wb_write(TW_REG_CTRL, 32'h9);            // VHOLD, TICK_SRC=1
-            idle(SLOTS);
-            wb_write(TW_REG_CTRL, 32'h3);
-            expect_field(TW_REG_STATUS, TW_STATUS_HOLD_LSB, 1, 0, "HOLD (real time)");
-        end
-    endtask
-
-    // internal prescaler: one tick every PRESCALE+1 cycles
-    task t_prescale;
-        integer p, q;
-        begin
-            for (p = 0; p < 6; p = p + 1) begin
-                section = "prescaler";
-                reset_dut;
-                wb_write(TW_REG_PRESCALE, p);
-                e0 = ncyc + 1;
-                wb_write(TW_REG_CTRL, 1);            // ticks at edges e0 + n*(p+1)
-                for (q = 0; q < 14; q = q + 1) begin
-                    idle(q % 3);
-                    c = ncyc + 1;                    // the read takes effect at edge c
-                    wb_read(TW_REG_NOW_LO, rv);      // and returns the count after edge c-1
-                    check("NOW_LO with the prescaler", rv, (c - 1 - e0) / (p + 1));
-                end
-                c = ncyc + 1;
-                wb_write(TW_REG_CTRL, 3);            // the tick at edge c still happens
-                idle(p + 3);
-                expect_reg(TW_REG_NOW_LO, (c - e0) / (p + 1));
-            end
-            // changing PRESCALE while running takes effect at the next reload
-            section = "prescaler change";
-            reset_dut;
-            wb_write(TW_REG_PRESCALE, 3);
-            wb_write(TW_REG_CTRL, 1);
-            idle(9);
-            wb_write(TW_REG_PRESCALE, 1);
-            idle(17);
-            wb_read(TW_REG_NOW_LO, rv);              // compared with the model
-        end
-    endtask
-
-    // external tick input: rising edges, synchronised, one tick per edge
-    task t_ext;
-        integer hi, lo, nt;
-        begin
-            section = "external tick";
-            reset_dut;
-            // edges while another source is selected are ignored
-            for (i = 0; i < 3; i = i + 1) begin
-                #2 ext = 1'b1; idle(2);
-                #2 ext = 1'b0; idle(2);
-            end
-            expect_reg(TW_REG_NOW_LO, 0);
-            set_slot(0, 1, 1);
-            // an input already high when the source is selected is no edge
-            #3 ext = 1'b1;
-            idle(4);
-            wb_write(TW_REG_CTRL, 32'h6);            // IRQ_EN, TICK_SRC=2
-            idle(4);
-            expect_reg(TW_REG_NOW_LO, 0);
-            #3 ext = 1'b0;
-            idle(3);
-            // first edge: measure the synchroniser latency through the irq
-            c = ncyc;
-            #3 ext = 1'b1;                           // between edges c and c+1
-            t0 = -1;
-            while (t0 < 0 && ncyc < c + 10) begin
-                @(negedge clk);
-                if (irq === 1'b1) t0 = ncyc;
-            end
-            check("ext edge to tick latency (edges)", t0 - c, 3);
-            nt = 1;
-            for (i = 0; i < 40; i = i + 1) begin
-                hi = 1 + (i % 3); lo = 1 + ((i / 3) % 3);
-                idle(hi);
-                #(1 + i % 4) ext = 1'b0;          // always before the next rising edge
-                idle(lo);
-                #(1 + (i * 3) % 4) ext = 1'b1;
-                nt = nt + 1;
-            end
-            idle(2);
-            #2 ext = 1'b0;
-            idle(5);
-            expect_reg(TW_REG_NOW_LO, nt);
-            for (i = 1; i <= nt; i = i + SLOTS) expect_event(0, 0, 1, i);
-            expect_no_event;
-            // a level held high for long is one tick
-            #3 ext = 1'b1;
-            idle(30);
-            expect_reg(TW_REG_NOW_LO, nt + 1);
-            #3 ext = 1'b0;
-            idle(4);
-            expect_reg(TW_REG_NOW_LO, nt + 1);
-        end
-    endtask
-
-    // FIFO overflow in real time
-    integer nb;
-    task busy_range;     // make level-0 slots 0..nb-1 busy, each for its next visit
-        begin
-            nb = (SLOTS < 2 * DEPTH + 8) ? SLOTS : 2 * DEPTH + 8;
-            for (i = 0; i < nb; i = i + 1) begin
-                wb_write(TW_REG_ARM_LO, (i == 0) ? SLOTS : i);
-                wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, i));
-            end
-        end
-    endtask
-
-    task t_overflow;
-        integer hits, tt, tstop, tp, ll, ls, tp_hit, hl;
-        begin
-            section = "overflow (real time)";
-            reset_dut;
-            busy_range;
-            wb_write(TW_REG_ARM_LO, 0);              // a SET below is late
-            wb_write(TW_REG_PRESCALE, 0);
-            e0 = ncyc + 1;
-            wb_write(TW_REG_CTRL, 1);                // tick n at edge e0+n, every tick visits a busy slot
-            idle_until(e0 + DEPTH + 2);
-            // FIFO full since tick DEPTH. A drop in the same cycle as the
-            // clear: the new occurrence wins.
-            wb_write(TW_REG_STATUS, 1);
-            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW (set and cleared in one cycle)");
-            // a late arm dropped with the visit of the same cycle: both count
-            hl = nb < SLOTS || LEVELS > 1;          // an idle slot exists for it
-            if (nb < SLOTS) begin ll = 0; ls = SLOTS - 1; end else begin ll = 1; ls = 0; end
-            if (hl) wb_write(TW_REG_CMD, cmd_word(OP_SET, ll, ls));
-            else idle(2);
-            // a pop in the same cycle as a visit: that visit's entry is taken
-            c = ncyc;
-            expect_event(0, 0, 1, 1);                // EVT_TICK pops at edge c+3
-            tp = c + 3 - e0;
-            tp_hit = (tp % SLOTS) < nb;
-            tstop = ncyc + 1;
-            wb_write(TW_REG_CTRL, 3);                // last tick at edge tstop
-            tt = tstop - e0;
-            hits = 0;
-            for (i = 1; i <= tt; i = i + 1) if ((i % SLOTS) < nb) hits = hits + 1;
-            expect_reg(TW_REG_NOW_LO, tt);
-            expect_status(1 | ((DEPTH - 1 + tp_hit) << 16));
-            expect_reg(TW_REG_CNT_EVENTS, DEPTH + tp_hit);
-            expect_reg(TW_REG_CNT_OVERFLOW, hits + hl - DEPTH - tp_hit);
-            expect_reg(TW_REG_CNT_LATE, hl);
-            wb_write(TW_REG_STATUS, 32'h6);          // other bits: OVERFLOW stays
-            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW");
-            for (i = 2; i <= DEPTH; i = i + 1)
-                expect_event(0, 0, i % SLOTS, i);
-            if (tp_hit) expect_event(0, 0, tp % SLOTS, tp);
-            expect_no_event;
-            expect_status(1);            // sticky after draining
-            wb_write(TW_REG_STATUS, 1);
-            expect_status(0);
-            expect_reg(TW_REG_CNT_OVERFLOW, hits + hl - DEPTH - tp_hit);
-
-            // clear vs. a new drop in the same cycle, with ticks far enough
-            // apart (PRESCALE=3: tick n at edge e0+4n) to read STATUS between
-            section = "overflow clear vs drop";
-            reset_dut;
-            busy_range;
-            wb_write(TW_REG_PRESCALE, 3);
-            e0 = ncyc + 1;
-            wb_write(TW_REG_CTRL, 1);
-            idle_until(e0 + 4 * (DEPTH + 2));        // clear one edge after a dropping tick
-            wb_write(TW_REG_STATUS, 1);
-            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 0, "OVERFLOW (cleared between drops)");
-            idle_until(e0 + 4 * (DEPTH + 4) - 1);    // clear at the edge of a dropping tick
-            wb_write(TW_REG_STATUS, 1);
-            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW (drop and clear in one cycle)");
-            wb_write(TW_REG_CTRL, 3);
-        end
-    endtask
-
-    // in virtual time a full FIFO pauses ADVANCE; nothing is dropped
-    task t_vfull;
-        integer nadv, got;
-        begin
-            section = "full FIFO (virtual time)";
-            reset_dut;
-            busy_range;
-            nadv = 2 * DEPTH + 6;                    // every tick 1..nadv visits a busy slot
-            wb_write(TW_REG_ADVANCE, nadv);
-            idle(DEPTH + 10);
-            expect_reg(TW_REG_NOW_LO, DEPTH);
-            expect_reg(TW_REG_ADVANCE, nadv - DEPTH);
-            expect_status((DEPTH << 16) | 32'h8);
-            // one pop lets exactly one more tick through
-            expect_event(0, 0, 1 % SLOTS, 1);
-            expect_reg(TW_REG_ADVANCE, nadv - DEPTH - 1);
-            idle(5);
-            expect_reg(TW_REG_NOW_LO, DEPTH + 1);
-            got = 1;
-            for (i = 2; i <= nadv; i = i + 1) expect_event(0, 0, i % SLOTS, i);
-            expect_no_event;
-            expect_reg(TW_REG_NOW_LO, nadv);
-            expect_status(0);
-            expect_reg(TW_REG_CNT_OVERFLOW, 0);
-            expect_reg(TW_REG_CNT_EVENTS, nadv);
-
-            // A late SET while the FIFO is full in virtual time: docs/chip.md
-            // says it is dropped as in real time ("in any mode"; the driver
-            // never arms late in virtual time), although rtl/tw_regs.toml
-            // calls STATUS.OVERFLOW "real time only". The chip.md rule is checked.
-            section = "late SET, full FIFO, vtime";
-            reset_dut;
-            busy_range;
-            wb_write(TW_REG_ADVANCE, DEPTH + 1);
-            idle(DEPTH + 6);                         // FIFO full after tick DEPTH
-            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, DEPTH, "FIFO_COUNT");
-            clear_slot(0, 1);                        // visited at tick 1 already
-            wb_write(TW_REG_ARM_LO, 1);
-            wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, 1));   // late: visit 1 has passed
-            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW after a dropped late SET");
-            expect_reg(TW_REG_CNT_OVERFLOW, 1);
-            expect_reg(TW_REG_CNT_LATE, 1);
-            expect_reg(TW_REG_CNT_EVENTS, DEPTH);
-            expect_reg(TW_REG_ADVANCE, 1);           // still paused, nothing else dropped
-            drain;
-            got = 0;
-            for (i = 0; i < dl_n; i = i + 1)
-                if (dl_late[i]) got = got + 1;
-            check("late events queued by a SET that found the FIFO full", got, 0);
-            check("events drained (DEPTH visits + the paused tick)", dl_n, DEPTH + 1);
-            expect_reg(TW_REG_CNT_OVERFLOW, 1);
-        end
-    endtask
-
-    // bad commands, unmapped addresses, writes to read-only registers
-    task t_errors;
-        integer be, nc;
-        begin
-            section = "bad commands";
-            reset_dut;
-            be = 0; nc = 0;
-            wb_write(TW_REG_ARM_LO, 0);              // every SET below would be late
-            for (i = 0; i < 8; i = i + 1) begin
-                case (i)
-                    0: x = cmd_word(OP_SET, LEVELS, 0);
-                    1: x = cmd_word(OP_SET, 15, 1);
-                    2: x = cmd_word(OP_CLEAR, LEVELS, 2);
-                    3: x = cmd_word(OP_SET, 0, SLOTS);
-                    4: x = cmd_word(OP_SET, 0, 16'hFFFF);
-                    5: x = cmd_word(4'd0, 0, 1);
-                    6: x = cmd_word(4'd4, 0, 1);
-                    default: x = cmd_word(4'd15, 0, 1);
-                endcase
-                wb_write(TW_REG_CMD, x);
-                be = be + 1; nc = nc + 1;
-                expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 1, "CMD_ERR");
-                expect_reg(TW_REG_CNT_BUSERR, be);
-                expect_reg(TW_REG_CNT_CMDS, nc);
-                wb_write(TW_REG_STATUS, 32'h3);      // other bits: CMD_ERR stays
-                expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 1, "CMD_ERR");
-                wb_write(TW_REG_STATUS, 32'h4);
-                expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 0, "CMD_ERR cleared");
-            end
-            expect_reg(TW_REG_CNT_LATE, 0);
-            expect_no_event;
-            // valid CLEAR_ALL with junk in the level/slot fields is no error
-            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR_ALL, 15, 16'hFFFF));
-            nc = nc + 1;
-            expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 0, "CMD_ERR after CLEAR_ALL");
-            // none of the bad commands marked anything busy
-            wb_write(TW_REG_ADVANCE, SLOTS + 2);
-            idle(SLOTS + 4);
-            expect_no_event;
-            if (LEVELS > 1) begin
-                poke_now(next_visit(LEVELS - 1, 1, m_now) - 2);
-                wb_write(TW_REG_ADVANCE, 4);
-                idle(6);
-                expect_no_event;
-            end
-
-            section = "bus errors";
-            for (i = TW_REG_COALESCE + 1; i < 64; i = i + ((i < 28) ? 1 : 13)) begin
-                wb_read(i, rv);
-                be = be + 1;
-                check("read of an unmapped address", rv, 0);
-                wb_write(i, 32'hFFFF_FFFF);
-                be = be + 1;
-            end
-            expect_reg(TW_REG_CNT_BUSERR, be);
-            // writes to read-only registers count and change nothing
-            set_slot(0, 2, next_visit(0, 2, m_now));
-            wb_write(TW_REG_ADVANCE, SLOTS);
-            idle(SLOTS + 2);
-            wb_read(TW_REG_NOW_LO, x);
-            for (i = 0; i <= TW_REG_COALESCE; i = i + 1)
-                if (i == TW_REG_ID || i == TW_REG_VERSION || i == TW_REG_CAPS || i == TW_REG_NOW_LO
-                        || i == TW_REG_NOW_HI || i == TW_REG_EVT_INFO || i == TW_REG_EVT_TICK
-                        || (i >= TW_REG_CNT_EVENTS && i <= TW_REG_CNT_BUSERR)
-                        || i == TW_REG_NEXT_LO || i == TW_REG_NEXT_HI) begin
-                    wb_write(i, 32'h0);
-                    be = be + 1;
-                end
-            expect_reg(TW_REG_CNT_BUSERR, be);
-            expect_reg(TW_REG_ID, 32'h5457484C);
-            expect_reg(TW_REG_NOW_LO, x);
-            expect_reg(TW_REG_CNT_CMDS, nc + 1);
-            expect_reg(TW_REG_CNT_EVENTS, 1);
-            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "FIFO_COUNT (EVT_TICK write pops nothing)");
-            expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 0, "CMD_ERR (bus errors are not command errors)");
-        end
-    endtask
-
-    task t_clear_all;
-        integer lv;
-        begin
-            section = "clear all";
-            reset_dut;
-            for (lv = 0; lv < LEVELS; lv = lv + 1)
-                for (i = 0; i < 4; i = i + 1)
-                    set_slot(lv, (i * 5 + 1) % SLOTS, next_visit(lv, (i * 5 + 1) % SLOTS, 0));
-            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR_ALL, 0, 0));
-            expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 0, "CMD_ERR");
-            wb_write(TW_REG_ADVANCE, SLOTS + 2);
-            idle(SLOTS + 4);
-            expect_no_event;
-            for (lv = 1; lv < LEVELS; lv = lv + 1)
-                for (i = 0; i < 4; i = i + 1) begin
-                    poke_now(next_visit(lv, (i * 5 + 1) % SLOTS, m_now) - 2);
-                    wb_write(TW_REG_ADVANCE, 4);
-                    idle(6);
-                end
-            expect_no_event;
-            expect_reg(TW_REG_CNT_EVENTS, 0);
-        end
-    endtask
-
-    // interrupt = IRQ_EN && FIFO non-empty
-    task t_irq;
-        begin
-            section = "irq";
-            reset_dut;
-            set_slot(0, 2, 2);
-            wb_write(TW_REG_ADVANCE, 3);
-            idle(5);
-            if (irq !== 1'b0) err("irq with IRQ_EN=0", irq, 0);
-            expect_status(1 << 16);
-            wb_write(TW_REG_CTRL, 32'h4);
-            if (irq !== 1'b1) err("irq with IRQ_EN=1 and an event", irq, 1);
-            expect_status((1 << 16) | 32'h10);
-            wb_write(TW_REG_CTRL, 32'h0);
-            if (irq !== 1'b0) err("irq after IRQ_EN=0", irq, 0);
-            wb_write(TW_REG_CTRL, 32'h4);
-            expect_event(0, 0, 2, 2);
-            if (irq !== 1'b0) err("irq after the pop", irq, 0);
-            expect_status(0);
-        end
-    endtask
-
-    // NOW_LO latches NOW_HI; ticks above 2^32 in events and arms
-    task t_now_hi;
-        integer s, ne;
-        reg [47:0] st;
-        begin
-            section = "NOW_HI latch";
-            reset_dut;
-            st = 48'h1234_FFFF_FFF0;
-            poke_now(st);
-            expect_reg(TW_REG_NOW_HI, 0);
-            expect_reg(TW_REG_NOW_LO, 32'hFFFF_FFF0);
-            expect_reg(TW_REG_NOW_HI, 32'h1234);
-            s = 4;
-            set_slot(0, s, 48'h1235_0000_0004);      // busy: visited every revolution
-            wb_write(TW_REG_ADVANCE, 32'h20);
-            idle(32'h24);
-            expect_reg(TW_REG_NOW_HI, 32'h1234);     // not re-latched yet
-            expect_reg(TW_REG_NOW_LO, 32'h10);
-            expect_reg(TW_REG_NOW_HI, 32'h1235);
-            for (v = st + 1; v <= st + 32'h20; v = v + 1)
-                if ((v & (SLOTS - 1)) == s) expect_event(0, 0, s, v);
-            expect_no_event;
-            // arm comparison across the 2^32 boundary
-            clear_slot(0, s);
-            set_slot(0, 6, 48'h1234_FFFF_FFF6);      // passed: late at once
-            expect_event(1, 0, 6, 48'h1235_0000_0010);
-            clear_slot(0, 6);
-            set_slot(0, 6, next_visit(0, 6, 48'h1235_0000_0010));   // ahead: no late
-            expect_no_event;
-            expect_reg(TW_REG_CNT_LATE, 1);
-            // LO then HI is one consistent value even when the read meets the
-            // carry (prescaler: one tick per clock whatever the search does)
-            wb_write(TW_REG_PRESCALE, 0);
-            for (k = 0; k < 4; k = k + 1) begin
-                st = 48'h0006_FFFF_FFFD;
-                poke_now(st);
-                e0 = ncyc + 1;
-                wb_write(TW_REG_CTRL, 1);            // tick st+n at edge e0+n
-                idle(k);
-                for (j = 0; j < 3; j = j + 1) begin
-                    c = ncyc + 1;                    // NOW_LO takes effect at edge c
-                    wb_read(TW_REG_NOW_LO, x);
-                    wb_read(TW_REG_NOW_HI, rv);
-                    check("{NOW_HI,NOW_LO} across the 2^32 carry", {rv[15:0], x}, st + (c - 1 - e0));
-                end
-                wb_write(TW_REG_CTRL, 0);
-                drain;
-            end
-            // one ADVANCE step across the carry (slot 6's visit is 9 ticks on)
-            st = 48'h0006_FFFF_FFFD;
-            poke_now(st);
-            wait_search;
-            wb_write(TW_REG_ADVANCE, 8);
-            wb_read(TW_REG_NOW_LO, x);
-            wb_read(TW_REG_NOW_HI, rv);
-            check("{NOW_HI,NOW_LO} one ADVANCE step across the 2^32 carry", {rv[15:0], x}, st + 8);
-            wb_write(TW_REG_ADVANCE, 1);
-            expect_event(0, 0, 6, st + 9);
-            expect_no_event;
-        end
-    endtask
-
-    // ================================ race-free arming at every phase of a tick
-    // With the prescaler the tick of every edge is known in advance. With
-    // ADVANCE the chip may jump, so each ADVANCE case runs twice: a dry run
-    // without the racing SET records the counter after every edge (the
-    // model's, which the per-cycle check ties to the DUT's), then the real run
-    // SETs at a chosen edge around the one that reaches the visit tick vv.
-    // Busy level-0 neighbours visited at vv-1 and vv+1 restart the search
-    // there, so the counter steps onto vv by a single tick (checked) and the
-    // race is still at tick resolution; their own events must come at exactly
-    // vv-1 and vv+1.
-    reg        tr_on = 1'b0, tr_sel = 1'b0;
-    integer    tr_e0 = 0;
-    reg [47:0] tr_now  [0:127];
-    reg [47:0] tr_now2 [0:127];
-    always @(negedge clk) if (tr_on && ncyc >= tr_e0 && ncyc - tr_e0 < 128) begin
-        if (tr_sel) tr_now2[ncyc - tr_e0] = m_now;
-        else        tr_now[ncyc - tr_e0]  = m_now;
-    end
-
-    integer rc_cases = 0, rc_late = 0, rc_visit = 0, rc_dup = 0, rc_fail = 0;
-    integer rc_adv = 0, rc_single = 0, rc_skip = 0;
-
-    // reset, counter at bb, neighbours (ADVANCE only), optional busy target,
-    // then start the ticks: the first one at edge e0+1
-    task race_setup;
-        input integer p, lv, busy, s;
-        input [47:0] vv, bb;
-        input integer nadv;
-        begin
-            reset_dut;
-            poke_now(bb);
-            if (p < 0) begin
-                set_slot(0, (lv == 0) ? s - 1 : SLOTS - 1, vv - 1);
-                set_slot(0, (lv == 0) ? s + 1 : 1, vv + 1);
-            end
-            arm(vv);
-            if (busy) wb_write(TW_REG_CMD, cmd_word(OP_SET, lv, s));
-            if (p >= 0) wb_write(TW_REG_PRESCALE, p);
-            e0 = ncyc + 1;
-            tr_e0 = e0;
-            if (p >= 0) wb_write(TW_REG_CTRL, 1);
-            else wb_write(TW_REG_ADVANCE, nadv);
-        end
-    endtask
-
-    task race_case;
-        input integer p;          // prescaler value, or -1 for ADVANCE
-        input integer lv;
-        input integer busy;
-        input integer d;          // SET edge - edge of the tick that reaches v
-        integer per, kk, s, tv, eset, nadv, nv, nl, no, nh, q, stop, hs1, hs2, single;
-        reg [47:0] vv, bb, tset, tl, rev;
-        reg [8*100-1:0] what;
-        begin : rc_body
-            per = (p < 0) ? 1 : p + 1;
-            kk = 6;
-            s = (lv == 0) ? 5 % SLOTS : 2;
-            rev = 48'd1 << ((lv + 1) * B);
-            vv = (lv == 0) ? 3 * SLOTS + s : (s << (lv * B));
-            bb = vv - kk;
-            nadv = kk + 8;
-            hs1 = (lv == 0) ? s - 1 : SLOTS - 1;
-            hs2 = (lv == 0) ? s + 1 : 1;
-            single = 1;
-            if (p >= 0) tv = kk * per;               // edge (after e0) at which the counter reaches vv
-            else begin
-                tr_sel = 1'b0; tr_on = 1'b1;
-                race_setup(p, lv, busy, s, vv, bb, nadv);
-                idle_until(e0 + nadv + 24);
-                tr_on = 1'b0;
-                tv = -1;
-                for (q = 1; q < nadv + 24 && tv < 0; q = q + 1) if (tr_now[q] >= vv) tv = q;
-                if (tv < 0) begin
-                    msg_err("race dry run: the counter never reached the visit tick");
-                    disable rc_body;
-                end
-                single = tr_now[tv - 1] == vv - 1 && tr_now[tv] == vv;
-                rc_adv = rc_adv + 1;
-                if (single) rc_single = rc_single + 1;
-            end
-            eset = tv + d;                           // edge of the SET, after e0
-            if (eset < 2) begin                      // before the ticks start: not a race
-                rc_skip = rc_skip + 1;
-                disable rc_body;
-            end
-            tr_sel = 1'b1; tr_on = p < 0;
-            race_setup(p, lv, busy, s, vv, bb, nadv);
-            idle_until(e0 + eset - 1);
-            wb_write(TW_REG_CMD, cmd_word(OP_SET, lv, s));   // takes effect at edge e0+eset
-            if (p >= 0) begin
-                tset = bb + eset / per;
-                stop = e0 + ((tv > eset) ? tv : eset) + 2 * per + 2;
-                idle_until(stop);
-                wb_write(TW_REG_CTRL, 3);
-            end else begin
-                tset = tr_now[eset];
-                q = 0;
-                while (m_adv != 0 && q < 100) begin @(negedge clk); q = q + 1; end
-                idle(2);
-                tr_on = 1'b0;
-                if (tr_now2[eset] !== tset) err("race: counter at the SET (real run vs dry run)", tr_now2[eset], tset);
-            end
-            drain;
-            nv = 0; nl = 0; no = 0; nh = 0; tl = 0;
-            for (q = 0; q < dl_n; q = q + 1) begin
-                if (p < 0 && dl_lvl[q] == 0 && !dl_late[q]
-                    && ((dl_slot[q] == hs1 && dl_tick[q] == vv - 1) || (dl_slot[q] == hs2 && dl_tick[q] == vv + 1)))
-                    nh = nh + 1;
-                else if (dl_lvl[q] == lv && dl_slot[q] == s && !dl_late[q] && dl_tick[q] == vv) nv = nv + 1;
-                else if (dl_lvl[q] == lv && dl_slot[q] == s && dl_late[q]) begin nl = nl + 1; tl = dl_tick[q]; end
-                else if (dl_lvl[q] == lv && dl_slot[q] == s && !dl_late[q] && dl_tick[q] > vv
-                         && ((dl_tick[q] - vv) % rev) == 0) ;   // a later revolution
-                else no = no + 1;
-            end
-            rc_cases = rc_cases + 1;
-            what = 0;
-            if (no != 0) what = "unrelated events";
-            else if (p < 0 && nh != 2) what = "neighbour visits at vv-1 and vv+1: expected one event each";
-            else if (tset < vv) begin
-                // armed before the visit: the visit reports it
-                if (nv != 1 || nl != 0) what = "SET before the visit: expected 1 visit event, 0 late";
-                else rc_visit = rc_visit + 1;
-            end else if (busy && eset == tv) begin
-                // the visit in the same cycle reports the busy slot; no second (late) event
-                if (nv != 1 || nl != 0) what = "busy slot, SET in the visit cycle: expected 1 visit event, 0 late";
-                else rc_visit = rc_visit + 1;
-            end else if (busy) begin
-                // The visit at vv reported the busy slot, and a SET naming a
-                // passed visit always reports too (the chip cannot tell whether
-                // the bit was already set when that visit passed): exactly the
-                // visit event plus one LATE event at the SET's tick.
-                if (nv != 1 || nl != 1 || tl != tset)
-                    what = "busy slot, SET after the visit: expected the visit event and 1 LATE event";
-                else rc_dup = rc_dup + 1;
-            end else begin
-                // idle slot, visit passed: exactly one late event at the tick of the SET
-                if (nv != 0 || nl != 1 || tl != tset) what = "idle slot, SET at/after the visit: expected 1 LATE event at the SET's tick";
-                else rc_late = rc_late + 1;
-            end
-            if (what != 0) rc_fail = rc_fail + 1;
-            if (what != 0 && rc_fail > 6) count_err;             // counted, not shown
-            if (what != 0 && rc_fail <= 6) begin
-                msg_err(what);
-                if (err_show) begin
-                    $display("       case: %0s level=%0d slot=%0d %0s visit tick=%0d, SET edge = visit edge %0s%0d (counter then %0d)",
-                             (p < 0) ? "ADVANCE" : "PRESCALE", lv, s, busy ? "busy" : "idle", vv,
-                             (d < 0) ? "-" : "+", (d < 0) ? -d : d, tset);
-                    if (p >= 0) $display("       PRESCALE=%0d", p);
-                    for (q = 0; q < dl_n; q = q + 1)
-                        $display("       event %0d: late=%0d level=%0d slot=%0d tick=%0d", q, dl_late[q], dl_lvl[q], dl_slot[q], dl_tick[q]);
-                end
-            end
-        end
-    endtask
-
-    task t_race;
-        integer mi, p, li, lv, busy, d, span;
-        begin
-            section = "race-free arming";
-            for (mi = 0; mi < 4; mi = mi + 1) begin
-                p = (mi == 0) ? 0 : (mi == 1) ? 1 : (mi == 2) ? 3 : -1;
-                span = 2 * ((p < 0) ? 1 : p + 1) + 2;
-                for (li = 0; li < 3; li = li + 1) begin
-                    lv = (li == 0) ? 0 : (li == 1) ? 1 : LEVELS - 1;
-                    if (lv < LEVELS && !(li == 2 && lv <= 1))
-                        for (busy = 0; busy < 2; busy = busy + 1)
-                            for (d = -span; d <= span; d = d + 1)
-                                race_case(p, lv, busy, d);
-                end
-            end
-            $display("race: %0d cases: %0d reported by the visit, %0d by one LATE event, %0d busy-slot cases with visit+LATE, %0d failed; ADVANCE: %0d of %0d dry runs step onto the visit by one tick, %0d SETs before the first tick skipped",
-                     rc_cases, rc_visit, rc_late, rc_dup, rc_fail, rc_single, rc_adv, rc_skip);
-            if (rc_single != rc_adv) err("race: ADVANCE dry runs that step onto the visit tick by one tick", rc_single, rc_adv);
-            if (rc_fail > 6)
-                $display("ERROR [race-free arming] %0d more failing cases counted but not shown", rc_fail - 6);
-        end
-    endtask
-
     // ================================================================ random
     integer seed = 1, seed2;
-    integer nops = 3000;
+    integer nops = 1100;
     reg ext_rand = 1'b0;
 
     always @(negedge clk) if (ext_rand) begin
@@ -1800,8 +961,8 @@ module tb_tw_core;
         begin
             section = "random";
             reset_dut;
-            st_late = 0; st_visit_ev = 0; st_drop = 0; st_multi = 0; st_fullpause = 0;
-            st_srch_n = 0; st_srch_max = 0; st_restart_cmd = 0; st_jumps = 0; st_jump_ticks = 0; st_stale = 0;
+            st_late = 0; st_visit_ev = 0; st_drop = 0; st_multi = 0; st_roomwait = 0; st_holdwait = 0;
+            st_srch_n = 0; st_srch_max = 0; st_restart = 0; st_jumps = 0; st_jump_ticks = 0; st_jab = 0;
             seed2 = seed ^ 32'h5A5A_1234;
             wb_write(TW_REG_CTRL, 32'h4);
             for (n = 0; n < nops; n = n + 1) begin
@@ -1810,15 +971,15 @@ module tb_tw_core;
                     lv = urand(LEVELS); sl = urand(SLOTS);
                     if (urand(8) == 0) sl = 0;
                     rev = 48'd1 << ((lv + 1) * B);
-                    nvis = next_visit(lv, sl, m_now);
+                    nvis = next_visit(lv, sl, m_tick_p);
                     ch = urand(100);
                     if (ch < 55) v = nvis;
                     else if (ch < 70) v = nvis - rev;
                     else if (ch < 80) v = nvis + rev;
-                    else v = m_now + urand(9) - 4;
+                    else v = m_tick_p + urand(9) - 4;
                     if (urand(4) != 0 || v[47:32] != m_arm_hi) wb_write(TW_REG_ARM_HI, v[47:32]);
                     wb_write(TW_REG_ARM_LO, v[31:0]);
-                    if (urand(3) == 0) idle(urand(4));
+                    if (urand(3) == 0) idle(urand(12));
                     wb_write(TW_REG_CMD, cmd_word(OP_SET, lv, sl));
                 end else if (op < 360) begin               // CLEAR
                     wb_write(TW_REG_CMD, cmd_word(OP_CLEAR, urand(LEVELS), urand(SLOTS)));
@@ -1864,17 +1025,21 @@ module tb_tw_core;
                     if (urand(2) == 0) wb_read(TW_REG_NEXT_HI, rv);
                     if (urand(3) == 0) wb_read(TW_REG_STATUS, rv);
                 end else if (op < 975) begin
-                    idle(1 + urand(20));
+                    idle(1 + urand(30));
                 end else if (op < 985) begin               // toggle random ext-tick noise
                     ext_rand = !ext_rand;
                     idle(1);
-                end else if (op < 990) begin               // jump to just before a level boundary
+                end else if (op < 990) begin               // to just before a level boundary
                     lv = urand(LEVELS);
                     rev = 48'd1 << (lv * B);
-                    v = m_now - (m_now % rev) + rev - urand(6);
-                    if (v > m_now) poke_now(v);
+                    if (!ext_rand) begin
+                        wb_write(TW_REG_CTRL, 32'h7);      // time stopped: the counter may be moved
+                        idle(12);
+                        v = m_tick_p - (m_tick_p % rev) + rev - urand(6);
+                        if (v > m_tick_p && m_jclk == 0 && m_steps == 0) poke_now(v);
+                        wb_write(TW_REG_CTRL, 32'h4);
+                    end
                 end else begin
-                    x = m_now;
                     wb_read(TW_REG_NOW_LO, rv);
                     wb_read(TW_REG_NOW_HI, rv);
                 end
@@ -1884,10 +1049,1030 @@ module tb_tw_core;
             drain;
             while (dl_n != 0) drain;
             for (i = 0; i <= TW_REG_COALESCE; i = i + 1) wb_read(i, rv);
-            $display("random: %0d ops, model saw %0d visit events, %0d late arms, %0d multi-event entries, %0d dropped entries, %0d full-FIFO pause cycles",
-                     nops, st_visit_ev, st_late, st_multi, st_drop, st_fullpause);
-            $display("random: %0d searches (longest %0d cycles), %0d restarted by a command, %0d ADVANCE jumps over %0d ticks, %0d steps on a passed answer",
-                     st_srch_n, st_srch_max, st_restart_cmd, st_jumps, st_jump_ticks, st_stale);
+            $display("random: %0d ops, model saw %0d visit events, %0d late arms, %0d multi-event entries, %0d dropped entries, %0d clocks waiting for room, %0d held",
+                     nops, st_visit_ev, st_late, st_multi, st_drop, st_roomwait, st_holdwait);
+            $display("random: %0d searches (longest %0d clocks), %0d restarted, %0d jumps over %0d ticks, %0d called off",
+                     st_srch_n, st_srch_max, st_restart, st_jumps, st_jump_ticks, st_jab);
+        end
+    endtask
+
+    // ==================================================== directed sections
+    // Collect events while virtual time runs: poll STATUS, drain what is
+    // there, until ADVANCING is 0 and the FIFO is empty (at most n clocks).
+    task run_collect;
+        input integer n;
+        integer w0;
+        begin
+            w0 = m_cyc;
+            dl_n = 0;
+            wb_read(TW_REG_STATUS, rv);
+            while ((rv[TW_STATUS_ADVANCING_LSB] || rv[31:16] != 0) && m_cyc - w0 < n) begin
+                if (rv[31:16] != 0) begin
+                    read_event;
+                    while (e_valid && dl_n < 256) begin
+                        dl_late[dl_n] = e_late; dl_lvl[dl_n] = e_lvl; dl_slot[dl_n] = e_slot; dl_tick[dl_n] = e_tick;
+                        dl_n = dl_n + 1;
+                        read_event;
+                    end
+                end
+                wb_read(TW_REG_STATUS, rv);
+            end
+            if (rv[TW_STATUS_ADVANCING_LSB] || rv[31:16] != 0) msg_err("virtual time did not finish (ADVANCING or FIFO_COUNT)");
+        end
+    endtask
+
+    // the collected event q against (late, level, slot, tick); n: how many expected
+    task expect_dl;
+        input integer q;
+        input         late;
+        input integer lvl, slot;
+        input [47:0]  tick;
+        begin
+            if (q >= dl_n) err("collected event missing (index)", q, dl_n);
+            else if (dl_late[q] !== late || dl_lvl[q] !== lvl || dl_slot[q] !== slot || dl_tick[q] !== tick) begin
+                err("collected event tick", dl_tick[q], tick);
+                if (err_show) $display("       event %0d: late=%0d level=%0d slot=%0d, expected late=%0d level=%0d slot=%0d",
+                                       q, dl_late[q], dl_lvl[q], dl_slot[q], late, lvl, slot);
+            end
+        end
+    endtask
+
+    task t_ident;
+        begin
+            section = "ident/reset";
+            reset_dut;
+            // the search starts by itself after reset
+            expect_field(TW_REG_STATUS, TW_STATUS_SEARCHING_LSB, 1, 1, "SEARCHING right after reset");
+            if (last_ack != 4) err("read: clocks from R to ack (R, B0, B1, B2, ack in B3)", last_ack, 4);
+            expect_reg(TW_REG_NEXT_LO, 0);           // 0 while searching
+            expect_reg(TW_REG_ID, 32'h5457484C);
+            expect_reg(TW_REG_VERSION, 32'h0001_0000);
+            expect_reg(TW_REG_CAPS, LEVELS | (SLOT_BITS << 4) | (FIFO_LOG2 << 8) | (48 << 16));
+            expect_reg(TW_REG_CTRL, 0);
+            expect_reg(TW_REG_PRESCALE, 0);
+            expect_status(0);
+            expect_reg(TW_REG_NOW_LO, 0);
+            expect_reg(TW_REG_NOW_HI, 0);
+            expect_reg(TW_REG_ADVANCE, 0);
+            expect_reg(TW_REG_ARM_LO, 0);
+            expect_reg(TW_REG_ARM_HI, 0);
+            expect_field(TW_REG_EVT_INFO, 31, 1, 0, "VALID");
+            for (i = TW_REG_CNT_EVENTS; i <= TW_REG_CNT_BUSERR; i = i + 1)
+                expect_reg(i, 0);
+            expect_reg(TW_REG_SEARCH, 32'hFFFF_FFFF);
+            expect_reg(TW_REG_COALESCE, 0);
+            expect_reg(TW_REG_NEXT_HI, 0);
+            wait_search;
+            expect_reg(TW_REG_STATUS, 0);
+            expect_reg(TW_REG_NEXT_LO, 32'hFFFF_FFFF);   // nothing busy: now + SEARCH
+            expect_reg(TW_REG_NEXT_HI, 0);
+            if (irq !== 1'b0) err("o_irq after reset", irq, 0);
+
+            section = "readback";
+            wb_write(TW_REG_PRESCALE, 32'hFFFF_FFFF);   // no tick while TICK_SRC=1 below
+            if (last_ack != 4) err("write: clocks from R to ack", last_ack, 4);
+            wb_write(TW_REG_CTRL, 32'hFFFF_FFFF);
+            expect_reg(TW_REG_CTRL, 32'hF);
+            wb_write(TW_REG_CTRL, 32'h0000_0006);
+            expect_reg(TW_REG_CTRL, 32'h6);
+            wb_write(TW_REG_CTRL, 32'h0000_0009);
+            expect_reg(TW_REG_CTRL, 32'h9);
+            wb_write(TW_REG_CTRL, 32'h0000_0003);     // reserved source: no ticks
+            for (i = 0; i < 4; i = i + 1) begin
+                x = (i == 0) ? 32'hFFFF_FFFF : (i == 1) ? 32'h0 : $random;
+                wb_write(TW_REG_PRESCALE, x);
+                expect_reg(TW_REG_PRESCALE, x);
+                wb_write(TW_REG_ARM_LO, ~x);
+                expect_reg(TW_REG_ARM_LO, ~x);
+                wb_write(TW_REG_ARM_HI, x);
+                expect_reg(TW_REG_ARM_HI, {16'd0, x[15:0]});
+                wb_write(TW_REG_SEARCH, x ^ 32'h5A5A_5A5A);
+                expect_reg(TW_REG_SEARCH, x ^ 32'h5A5A_5A5A);
+                wb_write(TW_REG_COALESCE, ~x);
+                expect_reg(TW_REG_COALESCE, ~x);
+            end
+            wb_write(TW_REG_SEARCH, 32'hFFFF_FFFF);
+            wb_write(TW_REG_COALESCE, 0);
+            // ADVANCE adds and saturates; nothing counts down with TICK_SRC=3
+            wb_write(TW_REG_ADVANCE, 123);
+            expect_reg(TW_REG_ADVANCE, 123);
+            wb_write(TW_REG_ADVANCE, 7);
+            expect_reg(TW_REG_ADVANCE, 130);
+            expect_field(TW_REG_STATUS, TW_STATUS_ADVANCING_LSB, 1, 1, "ADVANCING");
+            wb_write(TW_REG_ADVANCE, 32'hFFFF_FF00);
+            expect_reg(TW_REG_ADVANCE, 32'hFFFF_FF82);
+            wb_write(TW_REG_ADVANCE, 32'h100);
+            expect_reg(TW_REG_ADVANCE, 32'hFFFF_FFFF);
+            expect_reg(TW_REG_NOW_LO, 0);
+            // writing 0 to STATUS changes nothing
+            wb_write(TW_REG_STATUS, 0);
+            expect_field(TW_REG_STATUS, 0, 32'h7, 0, "sticky bits");
+            expect_reg(TW_REG_CNT_BUSERR, 0);
+            // an access after a CMD waits for its late arm: 7 clocks apart, not 5
+            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR, 0, 1));
+            expect_reg(TW_REG_ID, 32'h5457484C);
+            if (last_ack != 6) err("access after a CMD: clocks from R to ack (held to B6)", last_ack, 6);
+        end
+    endtask
+
+    // ADVANCE in virtual time: a jump over an empty stretch, sums, a busy
+    // slot's visits at their ticks
+    task t_advance;
+        integer s, c0;
+        reg [47:0] v0, vv;
+        begin
+            section = "advance";
+            reset_dut;
+            wait_search;
+            c0 = m_cyc;
+            wb_write(TW_REG_ADVANCE, 1000);             // nothing busy: one jump
+            wait_adv(200);
+            if (m_cyc - c0 > 60) err("ADVANCE 1000 over nothing busy: clocks (a jump, about 16)", m_cyc - c0, 60);
+            expect_reg(TW_REG_NOW_LO, 1000);
+            expect_reg(TW_REG_ADVANCE, 0);
+            expect_field(TW_REG_STATUS, TW_STATUS_ADVANCING_LSB, 1, 0, "ADVANCING");
+            // two writes back to back add
+            wb_write(TW_REG_ADVANCE, 20);
+            wb_write(TW_REG_ADVANCE, 22);
+            wait_adv(200);
+            expect_reg(TW_REG_NOW_LO, 1042);
+            // an ADVANCE written while a jump runs waits for its end (the bus
+            // is held); the next jump comes after its sum and the cool-down
+            wb_write(TW_REG_ADVANCE, 5000);
+            c0 = m_cyc;
+            while (m_jclk == 0 && m_cyc - c0 < 100) @(negedge clk);
+            if (m_jclk == 0) msg_err("no jump for ADVANCE 5000 over nothing busy");
+            wb_write(TW_REG_ADVANCE, 3000);
+            if (last_ack < 8) err("an access during a jump: clocks from R to ack (held)", last_ack, 8);
+            idle(40);                                   // no access to hold the next jump's start
+            wait_adv(300);
+            expect_reg(TW_REG_NOW_LO, 9042);
+            // a busy slot: its visits come at their ticks, every revolution
+            s = 7;
+            v0 = 9042;
+            vv = next_visit(0, s, v0);
+            set_slot(0, s, vv);
+            wait_search;
+            expect_reg(TW_REG_NEXT_LO, vv);
+            wb_write(TW_REG_ADVANCE, 3 * SLOTS);
+            run_collect(3 * SLOTS * 12 + 400);
+            check("events of 3 revolutions", dl_n, 3);
+            for (i = 0; i < dl_n && i < 3; i = i + 1)
+                if (dl_late[i] || dl_lvl[i] != 0 || dl_slot[i] != s || dl_tick[i] != vv + i * SLOTS)
+                    err("visit event tick", dl_tick[i], vv + i * SLOTS);
+            expect_reg(TW_REG_NOW_LO, v0 + 3 * SLOTS);
+            // ADVANCE does not count with the prescaler selected
+            wb_write(TW_REG_PRESCALE, 32'hFFFF);
+            wb_write(TW_REG_CTRL, 1);
+            wb_write(TW_REG_ADVANCE, 10);
+            idle(12);
+            expect_reg(TW_REG_ADVANCE, 10);
+            expect_reg(TW_REG_NOW_LO, v0 + 3 * SLOTS);
+            // ... and is spent when virtual time runs again
+            wb_write(TW_REG_CTRL, 0);
+            run_collect(400);
+            expect_reg(TW_REG_ADVANCE, 0);
+            expect_reg(TW_REG_NOW_LO, v0 + 3 * SLOTS + 10);
+        end
+    endtask
+
+    // SET/CLEAR at level 0: reported at exactly the visit tick, every revolution
+    task t_level0;
+        integer s, s2;
+        begin
+            section = "level0 visits";
+            reset_dut;
+            s = 5 % SLOTS; s2 = SLOTS - 1;
+            set_slot(0, s, s);
+            set_slot(0, s2, s2);
+            wb_write(TW_REG_CTRL, 32'h4);           // IRQ_EN, TICK_SRC=0
+            expect_no_event;
+            wb_write(TW_REG_ADVANCE, 3 * SLOTS);
+            run_collect(3 * SLOTS * 12 + 600);
+            check("level 0: events", dl_n, 6);
+            for (i = 0; i < dl_n && i < 6; i = i + 1)
+                if (dl_late[i] || dl_lvl[i] != 0 || dl_slot[i] != ((i % 2) ? s2 : s)
+                        || dl_tick[i] != ((i % 2) ? s2 : s) + (i / 2) * SLOTS)
+                    err("level 0: event tick", dl_tick[i], ((i % 2) ? s2 : s) + (i / 2) * SLOTS);
+            if (irq !== 1'b0) err("irq after draining", irq, 0);
+            // CLEAR: no more reports
+            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR, 0, s));
+            wb_write(TW_REG_ADVANCE, 2 * SLOTS);
+            run_collect(2 * SLOTS * 12 + 400);
+            check("level 0 after CLEAR: events", dl_n, 2);
+            if (dl_tick[0] != s2 + 3 * SLOTS || dl_tick[1] != s2 + 4 * SLOTS) err("level 0 after CLEAR: ticks", dl_tick[0], s2 + 3 * SLOTS);
+            clear_slot(0, s2);
+            wb_write(TW_REG_ADVANCE, SLOTS + 1);
+            run_collect(SLOTS * 12 + 400);
+            check("level 0 after both CLEARs: events", dl_n, 0);
+            expect_reg(TW_REG_CNT_LATE, 0);
+            expect_reg(TW_REG_CNT_CMDS, 4);
+        end
+    endtask
+
+    // level k visits ticks whose low k*b bits are zero, at slot = tick field k
+    task t_levels;
+        integer lv, s;
+        reg [47:0] rev;
+        begin
+            for (lv = 1; lv < LEVELS; lv = lv + 1) begin
+                section = "higher level visits";
+                reset_dut;
+                s = (lv == 1) ? 3 : SLOTS - 2;
+                rev = 48'd1 << ((lv + 1) * B);
+                v = (48'h1234_0000_0000 & ~(rev - 1)) | (s << (lv * B));   // a level-lv visit of slot s
+                if (((lv + 1) * B) > 32) v = s << (lv * B);
+                poke_now(v - 6);
+                set_slot(lv, s, v);
+                wb_write(TW_REG_ADVANCE, 12);
+                run_collect(400);
+                check("level visit: events", dl_n, 1);
+                expect_dl(0, 0, lv, s, v);
+                // next revolution of this level
+                poke_now(v + rev - 5);
+                wb_write(TW_REG_ADVANCE, 10);
+                run_collect(400);
+                check("level visit, next revolution: events", dl_n, 1);
+                expect_dl(0, 0, lv, s, v + rev);
+                // ticks whose field lv equals s but whose low bits are not zero: no visit
+                poke_now(v + rev);
+                wb_write(TW_REG_ADVANCE, 20);
+                run_collect(400);
+                check("no visit off the level's ticks: events", dl_n, 0);
+                // a slot of that level one step further is visited one level-(lv-1) revolution later
+                clear_slot(lv, s);
+                w = next_visit(lv, (s + 1) % SLOTS, v + rev + 20);
+                set_slot(lv, (s + 1) % SLOTS, w);
+                poke_now(w - 3);
+                wb_write(TW_REG_ADVANCE, 6);
+                run_collect(400);
+                check("level visit, next slot: events", dl_n, 1);
+                expect_dl(0, 0, lv, (s + 1) % SLOTS, w);
+            end
+        end
+    endtask
+
+    // all levels visited in one tick, plus a late arm in the same V clock:
+    // one FIFO entry, events handed out late arm first then levels upward
+    task t_multi;
+        integer lv, sl, late_slot;
+        begin
+            section = "multi-level entry";
+            reset_dut;
+            v = (LEVELS > 1) ? (48'd1 << ((LEVELS - 1) * B)) : SLOTS;   // slot 1 at the top level, 0 below
+            late_slot = 3;
+            poke_now(v - 1);
+            for (lv = 0; lv < LEVELS; lv = lv + 1) begin
+                sl = (v >> (lv * B)) & (SLOTS - 1);
+                set_slot(lv, sl, v);
+            end
+            wait_search;
+            expect_reg(TW_REG_NEXT_LO, v[31:0]);
+            arm(v - 7);                     // already passed: the SET below is late
+            // ADVANCE 1: no host step in its B2..B6, the step decided in B7 is
+            // in V four clocks later; a CMD with R = B1 + 7 has its B2 there
+            wb_write(TW_REG_ADVANCE, 1);
+            c = m_b1_at;
+            idle_until(c + 7);
+            wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, late_slot));
+            check("multi: the CMD's B2 (its V) vs the ADVANCE's B1 + 10", m_b2_at, c + 10);
+            wait_adv(100);
+            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "FIFO_COUNT (one entry)");
+            expect_reg(TW_REG_CNT_EVENTS, LEVELS + 1);
+            expect_reg(TW_REG_CNT_LATE, 1);
+            expect_event(1, 0, late_slot, v);
+            for (lv = 0; lv < LEVELS; lv = lv + 1) begin
+                expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "FIFO_COUNT (mid entry)");
+                expect_event(0, lv, (v >> (lv * B)) & (SLOTS - 1), v);
+            end
+            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 0, "FIFO_COUNT (drained)");
+            expect_no_event;
+            // EVT_INFO alone has no side effect; EVT_TICK on an empty FIFO pops nothing
+            wb_read(TW_REG_EVT_TICK, rv);
+            check("EVT_TICK on an empty FIFO", rv, 0);
+            expect_no_event;
+        end
+    endtask
+
+    // A SET judged late or not at the boundary, time stopped at T: a SET for
+    // the visit at T (NOW) is late, for T + 1 it is not
+    task t_late_edge;
+        reg [47:0] t;
+        begin
+            section = "late SET at the boundary";
+            reset_dut;
+            t = 300;
+            wb_write(TW_REG_ADVANCE, t);
+            wait_adv(300);
+            wb_read(TW_REG_NOW_LO, rv);
+            check("NOW", rv, t);
+            wb_write(TW_REG_CTRL, 32'd3);           // time stopped
+            arm(t);
+            wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, t % SLOTS));
+            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "a SET for NOW is late: one entry");
+            expect_event(1, 0, t % SLOTS, t);
+            arm(t + 1);
+            wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, (t + 1) % SLOTS));
+            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 0, "a SET for NOW + 1 is not late");
+            expect_reg(TW_REG_CNT_LATE, 1);
+            wb_write(TW_REG_CTRL, 32'd0);
+            wb_write(TW_REG_ADVANCE, 1);
+            wait_adv(100);
+            // once ADVANCING reads 0 the visit is in the FIFO
+            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "the visit of T+1 when ADVANCING clears");
+            expect_event(0, 0, (t + 1) % SLOTS, t + 1);
+        end
+    endtask
+
+    // VHOLD: virtual time stops on exactly the tick with an event
+    task t_vhold;
+        integer s1, s2;
+        reg [47:0] t1, t2;
+        begin
+            section = "vhold";
+            reset_dut;
+            s1 = 3; s2 = 7;
+            set_slot(0, s1, s1);
+            set_slot(0, s2, s2);
+            if (LEVELS > 1) set_slot(1, 1, SLOTS);     // a level-1 visit at SLOTS
+            wb_write(TW_REG_CTRL, 32'h8);            // VHOLD, TICK_SRC=0
+            wb_write(TW_REG_ADVANCE, SLOTS + 10);
+            wait_hold(40 * 12);
+            expect_reg(TW_REG_NOW_LO, s1);
+            expect_reg(TW_REG_ADVANCE, SLOTS + 10 - s1);
+            expect_field(TW_REG_STATUS, 0, 32'hF, 32'hA, "HOLD|ADVANCING");
+            wb_write(TW_REG_STATUS, 32'h5);          // other w1c bits: HOLD stays
+            idle(40);
+            expect_reg(TW_REG_NOW_LO, s1);
+            expect_event(0, 0, s1, s1);
+            idle(4);
+            expect_reg(TW_REG_NOW_LO, s1);           // reading the event does not release it
+            wb_write(TW_REG_STATUS, 32'h2);
+            wait_hold(40 * 12);
+            expect_reg(TW_REG_NOW_LO, s2);
+            expect_reg(TW_REG_ADVANCE, SLOTS + 10 - s2);
+            expect_event(0, 0, s2, s2);
+            wb_write(TW_REG_STATUS, 32'h2);
+            wait_hold(SLOTS * 12 + 100);             // (a jump may come between)
+            // level 1 slot 1 at SLOTS, or with one level slot s1 a revolution on
+            expect_reg(TW_REG_NOW_LO, (LEVELS > 1) ? SLOTS : SLOTS + s1);
+            if (LEVELS > 1) expect_event(0, 1, 1, SLOTS);
+            else expect_event(0, 0, s1, SLOTS + s1);
+            wb_write(TW_REG_STATUS, 32'h2);
+            if (LEVELS > 1) begin
+                wait_hold(SLOTS * 12 + 100);
+                expect_reg(TW_REG_NOW_LO, SLOTS + s1);
+                expect_event(0, 0, s1, SLOTS + s1);
+                wb_write(TW_REG_STATUS, 32'h2);
+            end
+            wait_hold(SLOTS * 12 + 100);
+            expect_reg(TW_REG_NOW_LO, SLOTS + s2);
+            expect_event(0, 0, s2, SLOTS + s2);
+            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR_ALL, 0, 0));
+            wb_write(TW_REG_STATUS, 32'h2);
+            wait_adv(SLOTS * 12 + 100);
+            expect_reg(TW_REG_NOW_LO, SLOTS + 10);
+            expect_field(TW_REG_STATUS, 0, 32'hF, 0, "HOLD|ADVANCING");
+            expect_no_event;
+            // a late SET in VHOLD stops time on the tick it was judged against
+            arm(5);
+            wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, 9));
+            expect_field(TW_REG_STATUS, 0, 32'hFFFF_000F, 32'h0001_0002, "a late SET sets HOLD (one entry)");
+            expect_event(1, 0, 9, SLOTS + 10);
+            expect_reg(TW_REG_NOW_LO, SLOTS + 10);
+            wb_write(TW_REG_STATUS, 32'h2);
+            // VHOLD without ADVANCE: HOLD is only set in virtual time
+            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR_ALL, 0, 0));
+            set_slot(0, 2, next_visit(0, 2, SLOTS + 10));
+            wb_write(TW_REG_PRESCALE, 0);
+            wb_write(TW_REG_CTRL, 32'h9);            // VHOLD, TICK_SRC=1
+            idle(SLOTS + 20);
+            wb_write(TW_REG_CTRL, 32'h3);
+            expect_field(TW_REG_STATUS, TW_STATUS_HOLD_LSB, 1, 0, "HOLD (real time)");
+            drain;
+            check("real-time events with VHOLD", dl_n > 0, 1);
+        end
+    endtask
+
+    // internal prescaler: with the CTRL write's B2 in clock s, tick n's D is
+    // s + P + 1 + (n-1)(P+1); NOW in B1 counts the ticks whose D <= B1 - 3
+    function integer presc_ticks;
+        input integer s, p, b1;
+        begin
+            if (b1 - 3 < s + p + 1) presc_ticks = 0;
+            else presc_ticks = (b1 - 3 - (s + p + 1)) / (p + 1) + 1;
+        end
+    endfunction
+
+    task t_prescale;
+        integer p, q, s, cstop;
+        begin
+            for (p = 0; p < 6; p = p + 1) begin
+                section = "prescaler";
+                reset_dut;
+                wb_write(TW_REG_PRESCALE, p);
+                wb_write(TW_REG_CTRL, 1);
+                s = m_b2_at;
+                for (q = 0; q < 14; q = q + 1) begin
+                    idle(q % 3);
+                    wb_read(TW_REG_NOW_LO, rv);
+                    check("NOW_LO with the prescaler (docs/chip.md: D = s + P + 1 + n(P + 1))", rv, presc_ticks(s, p, m_b1_at));
+                end
+                wb_write(TW_REG_CTRL, 3);            // ticks decided up to its B1 still happen
+                cstop = m_b1_at;
+                idle(p + 3);
+                expect_reg(TW_REG_NOW_LO, presc_ticks(s, p, cstop + 3));
+            end
+            // a long run: one tick every PRESCALE + 1 clocks
+            section = "prescaler period";
+            reset_dut;
+            wb_write(TW_REG_PRESCALE, 9);
+            wb_write(TW_REG_CTRL, 1);
+            s = m_b2_at;
+            idle(1000);
+            wb_read(TW_REG_NOW_LO, rv);
+            check("NOW_LO after 1000 clocks at PRESCALE 9", rv, presc_ticks(s, 9, m_b1_at));
+            // changing PRESCALE while running takes effect at the next reload
+            section = "prescaler change";
+            wb_write(TW_REG_PRESCALE, 3);
+            idle(9);
+            wb_write(TW_REG_PRESCALE, 1);
+            idle(17);
+            wb_read(TW_REG_NOW_LO, rv);              // compared with the model
+        end
+    endtask
+
+    // external tick input: rising edges, synchronised, one tick per edge
+    task t_ext;
+        integer hi, lo, nt, c;
+        begin
+            section = "external tick";
+            reset_dut;
+            // edges while another source is selected are ignored
+            for (i = 0; i < 3; i = i + 1) begin
+                #2 ext = 1'b1; idle(2);
+                #2 ext = 1'b0; idle(2);
+            end
+            expect_reg(TW_REG_NOW_LO, 0);
+            set_slot(0, 1, 1);
+            // an input already high when the source is selected is no edge
+            #3 ext = 1'b1;
+            idle(4);
+            wb_write(TW_REG_CTRL, 32'h6);            // IRQ_EN, TICK_SRC=2
+            idle(4);
+            expect_reg(TW_REG_NOW_LO, 0);
+            #3 ext = 1'b0;
+            idle(3);
+            // first edge: sampled at the end of clock c, D in c + 2, the
+            // entry pushed at the end of E = D + 8, the line high from E + 2
+            c = m_cyc;
+            #3 ext = 1'b1;
+            t0 = -1;
+            while (t0 < 0 && m_cyc < c + 20) begin
+                @(negedge clk);
+                if (irq === 1'b1) t0 = m_cyc;
+            end
+            check("ext: clocks from the sampling clock to the irq", t0 - c, 2 + 8 + 2);
+            nt = 1;
+            for (i = 0; i < 40; i = i + 1) begin
+                hi = 1 + (i % 3); lo = 1 + ((i / 3) % 3);
+                idle(hi);
+                #(1 + i % 4) ext = 1'b0;          // always before the next rising edge
+                idle(lo);
+                #(1 + (i * 3) % 4) ext = 1'b1;
+                nt = nt + 1;
+            end
+            idle(2);
+            #2 ext = 1'b0;
+            idle(8);
+            expect_reg(TW_REG_NOW_LO, nt);
+            for (i = 1; i <= nt; i = i + SLOTS) expect_event(0, 0, 1, i);
+            expect_no_event;
+            // a level held high for long is one tick
+            #3 ext = 1'b1;
+            idle(30);
+            expect_reg(TW_REG_NOW_LO, nt + 1);
+            #3 ext = 1'b0;
+            idle(4);
+            expect_reg(TW_REG_NOW_LO, nt + 1);
+        end
+    endtask
+
+    // FIFO overflow in real time
+    integer nb;
+    task busy_range;     // make level-0 slots 0..nb-1 busy, each for its next visit
+        begin
+            nb = (SLOTS < 2 * DEPTH + 8) ? SLOTS : 2 * DEPTH + 8;
+            for (i = 0; i < nb; i = i + 1) begin
+                wb_write(TW_REG_ARM_LO, (i == 0) ? SLOTS : i);
+                wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, i));
+            end
+        end
+    endtask
+
+    // Docs/chip.md's guarantees, watched on the DUT in every clock: virtual
+    // time never overruns the FIFO (no entry of a visit whose step virtual
+    // time decided, D = E - 8, is dropped), and a late SET is dropped only if the FIFO was full
+    // already (at its B1), unless real-time ticks filled it meanwhile
+    reg       cmd_b1_full = 1'b0;
+    reg [7:0] host_d = 8'd0;                 // host_d[i]: a virtual-time step decided i + 1 clocks ago
+    integer   rt_near = 0;                   // clocks since a real-time step (D), up to 14
+    always @(posedge clk) if (!rst) begin
+        host_d <= {host_d[6:0], dut.step_host};
+        rt_near <= (dut.step_d && !dut.step_host) ? 14 : (rt_near != 0) ? rt_near - 1 : 0;
+        if (dut.w_cmd) cmd_b1_full <= dut.fifo_full;
+        if (dut.push_e && !dut.push_ok && host_d[7] && dut.hit_e != 0)
+            msg_err("virtual time overran the FIFO: a visit's entry dropped");
+        if (dut.push_e && !dut.push_ok && dut.late_e && !cmd_b1_full && rt_near == 0)
+            msg_err("a late SET dropped although the FIFO was not full at its B1");
+    end
+
+    task t_overflow;
+        integer hits, tt, ntot, c;
+        begin
+            section = "overflow (real time)";
+            reset_dut;
+            busy_range;
+            wb_write(TW_REG_PRESCALE, 0);
+            wb_write(TW_REG_CTRL, 1);                // a tick every clock, every tick visits a busy slot
+            idle(DEPTH + 16);
+            // FIFO full and dropping every clock: a clear in the same clock
+            // as a drop loses to it
+            wb_write(TW_REG_STATUS, 1);
+            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW (set and cleared in one clock)");
+            expect_event(0, 0, 1, 1);                // the oldest entry: tick 1
+            wb_write(TW_REG_CTRL, 3);
+            idle(12);
+            wb_read(TW_REG_NOW_LO, x);
+            tt = x;
+            hits = 0;
+            for (i = 1; i <= tt; i = i + 1) if ((i % SLOTS) < nb) hits = hits + 1;
+            wb_read(TW_REG_CNT_EVENTS, rv);
+            ntot = rv;
+            wb_read(TW_REG_CNT_OVERFLOW, rv);
+            check("real time: CNT_EVENTS + CNT_OVERFLOW = busy visits", ntot + rv, hits);
+            check("real time: CNT_OVERFLOW counts the dropped events", rv > 0, 1);
+            wb_write(TW_REG_STATUS, 32'h6);          // other bits: OVERFLOW stays
+            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW");
+            // the FIFO kept the oldest entries, in order; the slot the pop
+            // freed holds one later busy tick, if one came before the stop
+            drain;
+            check("real time: entries kept", dl_n == DEPTH - 1 || dl_n == DEPTH, 1);
+            for (i = 0; i < dl_n; i = i + 1)
+                if (dl_late[i] || dl_lvl[i] != 0 || (i < DEPTH - 1 && dl_tick[i] != i + 2)
+                        || (i == DEPTH - 1 && (dl_tick[i] <= DEPTH + 1 || (dl_tick[i] % SLOTS) >= nb)))
+                    err("real time: kept entry's tick", dl_tick[i], i + 2);
+            check("real time: CNT_EVENTS = entries kept", ntot, dl_n + 1);
+            expect_status(1);                        // sticky after draining
+            wb_write(TW_REG_STATUS, 1);
+            expect_status(0);
+
+            // clear vs. a new drop, with ticks PRESCALE + 1 = 8 clocks apart
+            section = "overflow clear vs drop";
+            reset_dut;
+            busy_range;
+            wb_write(TW_REG_PRESCALE, 7);
+            wb_write(TW_REG_CTRL, 1);
+            while (mq_n < DEPTH) @(negedge clk);
+            idle(8 * 3);
+            // a STATUS write whose B1 is the E of a dropping tick (the push
+            // at the end of E): the drop wins; one clock later: cleared
+            c = 0;
+            while (!(me_vv[1] && m_steps[0] == 0)) @(negedge clk);   // an entry in H2: its E is 2 clocks on
+            // R now: B1 = R + 2 = that E
+            wb_write(TW_REG_STATUS, 1);
+            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW (drop and clear in one clock)");
+            while (!(me_vv[1])) @(negedge clk);
+            idle(1);                                 // B1 a clock after that E
+            wb_write(TW_REG_STATUS, 1);
+            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 0, "OVERFLOW (cleared after a drop)");
+            wb_write(TW_REG_CTRL, 3);
+        end
+    endtask
+
+    // in virtual time a full FIFO pauses ADVANCE; nothing is dropped
+    task t_vfull;
+        integer nadv, got, k2;
+        begin
+            section = "full FIFO (virtual time)";
+            reset_dut;
+            busy_range;
+            nadv = 2 * DEPTH + 6;                    // every tick 1..nadv visits a busy slot
+            wb_write(TW_REG_ADVANCE, nadv);
+            idle(DEPTH * 12 + 40);
+            wb_read(TW_REG_STATUS, rv);
+            check("full FIFO: virtual time waits (ADVANCING)", rv[TW_STATUS_ADVANCING_LSB], 1);
+            check("full FIFO: no overflow in virtual time", rv[TW_STATUS_OVERFLOW_LSB], 0);
+            // the room margin: it stops with FIFO_COUNT + 4 > DEPTH at the
+            // decision, so the FIFO ends between DEPTH - 3 and DEPTH
+            check("full FIFO: FIFO_COUNT at the stop >= DEPTH - 3", rv[31:16] >= DEPTH - 3, 1);
+            wb_read(TW_REG_NOW_LO, x);
+            check("full FIFO: NOW is the last entry's tick", x, rv[31:16]);
+            k2 = 0;
+            n = 0;
+            while (k2 < nadv && n < 20 * nadv) begin
+                read_event;
+                if (e_valid) begin
+                    if (e_late || e_lvl != 0 || e_tick != k2 + 1) err("full FIFO: every tick's event, in order", e_tick, k2 + 1);
+                    k2 = k2 + 1;
+                end
+                n = n + 1;
+            end
+            check("full FIFO: events read", k2, nadv);
+            wait_adv(100);
+            expect_reg(TW_REG_NOW_LO, nadv);
+            expect_status(0);
+            expect_reg(TW_REG_CNT_OVERFLOW, 0);
+            expect_reg(TW_REG_CNT_EVENTS, nadv);
+
+            // late SETs while virtual time fills the FIFO: the room kept for
+            // the ticks and the CMD in flight means none is ever dropped
+            section = "full FIFO, late SETs (virtual time)";
+            reset_dut;
+            busy_range;
+            wb_write(TW_REG_ARM_LO, 0);              // every SET below is late
+            nadv = 2 * DEPTH + 6;
+            wb_write(TW_REG_ADVANCE, nadv);
+            for (i = 0; i < 3 * DEPTH; i = i + 1) begin
+                wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, i % nb));
+                read_event;                          // one pop a SET: the SETs alone never fill it
+            end
+            run_collect(nadv * 20 + 400);
+            wb_read(TW_REG_CNT_OVERFLOW, x);
+            expect_reg(TW_REG_CNT_EVENTS, nadv + 3 * DEPTH - x);
+            expect_reg(TW_REG_NOW_LO, nadv);
+            if (DEPTH >= 8) check("late SETs dropped (the SETs alone never fill it)", x, 0);
+
+            // A late SET that finds the FIFO full is dropped, in any mode
+            // (docs/chip.md): the FIFO filled by late SETs, time stopped
+            section = "late SET, full FIFO, vtime";
+            reset_dut;
+            wb_write(TW_REG_ARM_LO, 0);
+            for (i = 0; i < DEPTH; i = i + 1) wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, i % SLOTS));
+            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, DEPTH, "FIFO_COUNT");
+            wb_write(TW_REG_CMD, cmd_word(OP_SET, 1 % LEVELS, 5));
+            expect_field(TW_REG_STATUS, TW_STATUS_OVERFLOW_LSB, 1, 1, "OVERFLOW after a dropped late SET");
+            expect_reg(TW_REG_CNT_OVERFLOW, 1);
+            expect_reg(TW_REG_CNT_LATE, DEPTH + 1);
+            expect_reg(TW_REG_CNT_EVENTS, DEPTH);
+            drain;
+            check("late events kept", dl_n, DEPTH);
+        end
+    endtask
+
+    // bad commands, unmapped addresses, writes to read-only registers
+    task t_errors;
+        integer be, nc;
+        begin
+            section = "bad commands";
+            reset_dut;
+            be = 0; nc = 0;
+            wb_write(TW_REG_ARM_LO, 0);              // every SET below would be late
+            for (i = 0; i < 8; i = i + 1) begin
+                case (i)
+                    0: x = cmd_word(OP_SET, LEVELS, 0);
+                    1: x = cmd_word(OP_SET, 15, 1);
+                    2: x = cmd_word(OP_CLEAR, LEVELS, 2);
+                    3: x = cmd_word(OP_SET, 0, SLOTS);
+                    4: x = cmd_word(OP_SET, 0, 16'hFFFF);
+                    5: x = cmd_word(4'd0, 0, 1);
+                    6: x = cmd_word(4'd4, 0, 1);
+                    default: x = cmd_word(4'd15, 0, 1);
+                endcase
+                wb_write(TW_REG_CMD, x);
+                be = be + 1; nc = nc + 1;
+                expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 1, "CMD_ERR");
+                expect_reg(TW_REG_CNT_BUSERR, be);
+                expect_reg(TW_REG_CNT_CMDS, nc);
+                wb_write(TW_REG_STATUS, 32'h3);      // other bits: CMD_ERR stays
+                expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 1, "CMD_ERR");
+                wb_write(TW_REG_STATUS, 32'h4);
+                expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 0, "CMD_ERR cleared");
+            end
+            expect_reg(TW_REG_CNT_LATE, 0);
+            expect_no_event;
+            // valid CLEAR_ALL with junk in the level/slot fields is no error
+            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR_ALL, 15, 16'hFFFF));
+            nc = nc + 1;
+            expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 0, "CMD_ERR after CLEAR_ALL");
+            // none of the bad commands marked anything busy
+            wb_write(TW_REG_ADVANCE, SLOTS + 2);
+            wait_adv(400);
+            expect_no_event;
+            if (LEVELS > 1) begin
+                poke_now(next_visit(LEVELS - 1, 1, m_tick_p) - 2);
+                wb_write(TW_REG_ADVANCE, 4);
+                wait_adv(200);
+                expect_no_event;
+            end
+
+            section = "bus errors";
+            for (i = TW_REG_COALESCE + 1; i < 64; i = i + ((i < 28) ? 1 : 13)) begin
+                wb_read(i, rv);
+                be = be + 1;
+                check("read of an unmapped address", rv, 0);
+                wb_write(i, 32'hFFFF_FFFF);
+                be = be + 1;
+            end
+            expect_reg(TW_REG_CNT_BUSERR, be);
+            // writes to read-only registers count and change nothing
+            set_slot(0, 2, next_visit(0, 2, m_tick_p));
+            wb_write(TW_REG_ADVANCE, SLOTS);
+            wait_adv(SLOTS * 12 + 200);
+            wb_read(TW_REG_NOW_LO, x);
+            for (i = 0; i <= TW_REG_COALESCE; i = i + 1)
+                if (i == TW_REG_ID || i == TW_REG_VERSION || i == TW_REG_CAPS || i == TW_REG_NOW_LO
+                        || i == TW_REG_NOW_HI || i == TW_REG_EVT_INFO || i == TW_REG_EVT_TICK
+                        || (i >= TW_REG_CNT_EVENTS && i <= TW_REG_CNT_BUSERR)
+                        || i == TW_REG_NEXT_LO || i == TW_REG_NEXT_HI) begin
+                    wb_write(i, 32'h0);
+                    be = be + 1;
+                end
+            wb_read(TW_REG_CMD, rv);                 // CMD is write-only
+            be = be + 1;
+            check("read of CMD", rv, 0);
+            expect_reg(TW_REG_CNT_BUSERR, be);
+            expect_reg(TW_REG_ID, 32'h5457484C);
+            expect_reg(TW_REG_NOW_LO, x);
+            expect_reg(TW_REG_CNT_CMDS, nc + 1);
+            expect_reg(TW_REG_CNT_EVENTS, 1);
+            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "FIFO_COUNT (EVT_TICK write pops nothing)");
+            expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 0, "CMD_ERR (bus errors are not command errors)");
+        end
+    endtask
+
+    task t_clear_all;
+        integer lv;
+        begin
+            section = "clear all";
+            reset_dut;
+            for (lv = 0; lv < LEVELS; lv = lv + 1)
+                for (i = 0; i < 4; i = i + 1)
+                    set_slot(lv, (i * 5 + 1) % SLOTS, next_visit(lv, (i * 5 + 1) % SLOTS, 0));
+            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR_ALL, 0, 0));
+            expect_field(TW_REG_STATUS, TW_STATUS_CMD_ERR_LSB, 1, 0, "CMD_ERR");
+            wb_write(TW_REG_ADVANCE, SLOTS + 2);
+            wait_adv(400);
+            expect_no_event;
+            for (lv = 1; lv < LEVELS; lv = lv + 1)
+                for (i = 0; i < 4; i = i + 1) begin
+                    poke_now(next_visit(lv, (i * 5 + 1) % SLOTS, m_tick_p) - 2);
+                    wb_write(TW_REG_ADVANCE, 4);
+                    wait_adv(200);
+                end
+            expect_no_event;
+            expect_reg(TW_REG_CNT_EVENTS, 0);
+        end
+    endtask
+
+    // interrupt = IRQ_EN && FIFO non-empty (reset coalescing)
+    task t_irq;
+        begin
+            section = "irq";
+            reset_dut;
+            set_slot(0, 2, 2);
+            wb_write(TW_REG_ADVANCE, 3);
+            wait_adv(100);
+            if (irq !== 1'b0) err("irq with IRQ_EN=0", irq, 0);
+            expect_status(1 << 16);
+            wb_write(TW_REG_CTRL, 32'h4);
+            if (irq !== 1'b1) err("irq with IRQ_EN=1 and an event", irq, 1);
+            expect_status((1 << 16) | 32'h10);
+            wb_write(TW_REG_CTRL, 32'h0);
+            if (irq !== 1'b0) err("irq after IRQ_EN=0", irq, 0);
+            wb_write(TW_REG_CTRL, 32'h4);
+            expect_event(0, 0, 2, 2);
+            if (irq !== 1'b0) err("irq after the pop", irq, 0);
+            expect_status(0);
+        end
+    endtask
+
+    // NOW_LO latches NOW_HI; ticks above 2^32 in events and arms
+    task t_now_hi;
+        integer s;
+        reg [47:0] st;
+        begin
+            section = "NOW_HI latch";
+            reset_dut;
+            st = 48'h1234_FFFF_FFF0;
+            poke_now(st);
+            expect_reg(TW_REG_NOW_HI, 0);
+            expect_reg(TW_REG_NOW_LO, 32'hFFFF_FFF0);
+            expect_reg(TW_REG_NOW_HI, 32'h1234);
+            s = 4;
+            set_slot(0, s, 48'h1235_0000_0004);      // busy: visited every revolution
+            wb_write(TW_REG_ADVANCE, 32'h20);
+            run_collect(32 * 12 + 400);
+            expect_reg(TW_REG_NOW_HI, 32'h1234);     // not re-latched yet
+            expect_reg(TW_REG_NOW_LO, 32'h10);
+            expect_reg(TW_REG_NOW_HI, 32'h1235);
+            j = 0;
+            for (v = st + 1; v <= st + 32'h20; v = v + 1)
+                if ((v & (SLOTS - 1)) == s) begin expect_dl(j, 0, 0, s, v); j = j + 1; end
+            check("events across the 2^32 carry", dl_n, j);
+            // arm comparison across the 2^32 boundary
+            clear_slot(0, s);
+            set_slot(0, 6, 48'h1234_FFFF_FFF6);      // passed: late at once
+            expect_field(TW_REG_STATUS, TW_STATUS_FIFO_COUNT_LSB, 32'hFFFF, 1, "FIFO_COUNT after the late SET");
+            expect_event(1, 0, 6, 48'h1235_0000_0010);
+            clear_slot(0, 6);
+            set_slot(0, 6, next_visit(0, 6, 48'h1235_0000_0010));   // ahead: no late
+            expect_no_event;
+            expect_reg(TW_REG_CNT_LATE, 1);
+            // LO then HI is one consistent value even when the read meets the
+            // carry (prescaler: one tick per clock)
+            wb_write(TW_REG_CMD, cmd_word(OP_CLEAR_ALL, 0, 0));
+            wb_write(TW_REG_PRESCALE, 0);
+            for (k = 0; k < 4; k = k + 1) begin
+                st = 48'h0006_FFFF_FFF8;
+                wb_write(TW_REG_CTRL, 3);
+                idle(12);
+                poke_now(st);
+                wb_write(TW_REG_CTRL, 1);
+                c = m_b2_at;
+                idle(k);
+                for (j = 0; j < 3; j = j + 1) begin
+                    wb_read(TW_REG_NOW_LO, x);
+                    i = m_b1_at;
+                    wb_read(TW_REG_NOW_HI, rv);
+                    check("{NOW_HI,NOW_LO} across the 2^32 carry", {rv[15:0], x}, st + presc_ticks(c, 0, i));
+                end
+                wb_write(TW_REG_CTRL, 3);
+                idle(12);
+                drain;
+            end
+        end
+    endtask
+
+    // ================================ race-free arming at every phase of a tick
+    // A SET is judged against tick_v in its B2 (its V). Each case runs twice:
+    // a dry run without the racing SET records tick_v in every clock, to place
+    // the SET's B2 at clock (the visit's V) + d; the real run records it again,
+    // and the expected outcome follows from the real run's tick at the SET's
+    // V and whether that V is the visit's own. With ADVANCE, busy level-0
+    // neighbours visited at vv-1 and vv+1 keep the counter stepping one tick
+    // at a time round vv (no jump crosses it); their events come exactly once.
+    reg        tr_on = 1'b0, tr_sel = 1'b0;
+    integer    tr_base = 0;
+    reg [47:0] tr_now  [0:255];
+    reg [47:0] tr_now2 [0:255];
+    always @(negedge clk) if (tr_on && m_cyc >= tr_base && m_cyc - tr_base < 256) begin
+        if (tr_sel) tr_now2[m_cyc - tr_base] = m_tick_v;
+        else        tr_now[m_cyc - tr_base]  = m_tick_v;
+    end
+
+    reg [23:0] rc_key = 24'hFFFFFF;
+    integer    rc_tv, rc_e0;
+    integer rc_cases = 0, rc_late = 0, rc_visit = 0, rc_same = 0, rc_dup = 0, rc_fail = 0, rc_skip = 0;
+
+    // reset, counter at bb, neighbours (ADVANCE only), optional busy target,
+    // then start the ticks; e0 = the B2 of the starting write (vs tr_base)
+    task race_setup;
+        input integer p, lv, busy, s;
+        input [47:0] vv, bb;
+        input integer nadv;
+        begin
+            reset_dut;
+            poke_now(bb);
+            if (p < 0) begin
+                set_slot(0, (lv == 0) ? s - 1 : SLOTS - 1, vv - 1);
+                set_slot(0, (lv == 0) ? s + 1 : 1, vv + 1);
+            end
+            arm(vv);
+            if (busy) wb_write(TW_REG_CMD, cmd_word(OP_SET, lv, s));
+            if (p >= 0) wb_write(TW_REG_PRESCALE, p);
+            tr_base = m_cyc;
+            if (p >= 0) wb_write(TW_REG_CTRL, 1);
+            else wb_write(TW_REG_ADVANCE, nadv);
+            e0 = m_b2_at - tr_base;
+        end
+    endtask
+
+    task race_case;
+        input integer p;          // prescaler value, or -1 for ADVANCE
+        input integer lv;
+        input integer busy;
+        input integer d;          // the SET's V - the visit's V, in the dry run
+        integer kk, s, tv, tv2, eset, nadv, nv, nl, no, nh, q, hs1, hs2, qb2, span;
+        reg [47:0] vv, bb, tset, tl, rev;
+        reg [8*100-1:0] what;
+        begin : rc_body
+            kk = 4;
+            s = (lv == 0) ? 5 % SLOTS : 2;
+            rev = 48'd1 << ((lv + 1) * B);
+            vv = (lv == 0) ? 3 * SLOTS + s : (s << (lv * B));
+            bb = vv - kk;
+            nadv = kk + 6;
+            hs1 = (lv == 0) ? s - 1 : SLOTS - 1;
+            hs2 = (lv == 0) ? s + 1 : 1;
+            span = (p < 0) ? 80 : (kk + 3) * (p + 1) + 16;
+            // the dry run, once for each (p, lv, busy)
+            if (rc_key !== {p[7:0], lv[7:0], busy[7:0]}) begin
+                rc_key = {p[7:0], lv[7:0], busy[7:0]};
+                tr_sel = 1'b0; tr_on = 1'b1;
+                race_setup(p, lv, busy, s, vv, bb, nadv);
+                idle_until(tr_base + span);
+                tr_on = 1'b0;
+                if (p >= 0) wb_write(TW_REG_CTRL, 3);
+                rc_tv = -1;
+                for (q = 0; q < span && rc_tv < 0; q = q + 1) if (tr_now[q] === vv) rc_tv = q;
+                rc_e0 = e0;
+            end
+            tv = rc_tv;
+            e0 = rc_e0;
+            if (tv < 0) begin
+                msg_err("race dry run: the counter never reached the visit tick");
+                disable rc_body;
+            end
+            eset = tv + d;                           // the SET's B2, from tr_base
+            if (eset - 3 < e0 + ((p < 0) ? 5 : 2)) begin   // before the start's access is over: no race
+                rc_skip = rc_skip + 1;
+                disable rc_body;
+            end
+            tr_sel = 1'b1; tr_on = 1'b1;
+            race_setup(p, lv, busy, s, vv, bb, nadv);
+            idle_until(tr_base + eset - 3);
+            wb_write(TW_REG_CMD, cmd_word(OP_SET, lv, s));
+            qb2 = m_b2_at - tr_base;
+            idle_until(tr_base + span);
+            tr_on = 1'b0;
+            if (p >= 0) wb_write(TW_REG_CTRL, 3);
+            else wait_adv(400);
+            tv2 = -1;
+            for (q = 0; q < span && tv2 < 0; q = q + 1) if (tr_now2[q] === vv) tv2 = q;
+            tset = tr_now2[qb2];
+            drain;
+            nv = 0; nl = 0; no = 0; nh = 0; tl = 0;
+            for (q = 0; q < dl_n; q = q + 1) begin
+                if (p < 0 && dl_lvl[q] == 0 && !dl_late[q]
+                    && ((dl_slot[q] == hs1 && dl_tick[q] == vv - 1) || (dl_slot[q] == hs2 && dl_tick[q] == vv + 1)))
+                    nh = nh + 1;
+                else if (dl_lvl[q] == lv && dl_slot[q] == s && !dl_late[q] && dl_tick[q] == vv) nv = nv + 1;
+                else if (dl_lvl[q] == lv && dl_slot[q] == s && dl_late[q]) begin nl = nl + 1; tl = dl_tick[q]; end
+                else if (dl_lvl[q] == lv && dl_slot[q] == s && !dl_late[q] && dl_tick[q] > vv
+                         && ((dl_tick[q] - vv) % rev) == 0) ;   // a later revolution
+                else no = no + 1;
+            end
+            rc_cases = rc_cases + 1;
+            what = 0;
+            if (tv2 < 0) what = "the counter never reached the visit tick";
+            else if (no != 0) what = "unrelated events";
+            else if (p < 0 && nh != 2) what = "neighbour visits at vv-1 and vv+1: expected one event each";
+            else if (tset < vv) begin
+                // armed before the visit: the visit reports it
+                if (nv != 1 || nl != 0) what = "SET before the visit: expected 1 visit event, 0 late";
+                else rc_visit = rc_visit + 1;
+            end else if (qb2 == tv2) begin
+                // the SET in the visit's own V: that visit reports it, no late event
+                if (nv != 1 || nl != 0) what = "SET in the visit's V: expected 1 visit event, 0 late";
+                else rc_same = rc_same + 1;
+            end else if (busy) begin
+                // the visit reported the busy slot; a SET naming a passed
+                // visit always reports too: the visit and one LATE event
+                if (nv != 1 || nl != 1 || tl != tset)
+                    what = "busy slot, SET after the visit: expected the visit event and 1 LATE event";
+                else rc_dup = rc_dup + 1;
+            end else begin
+                if (nv != 0 || nl != 1 || tl != tset) what = "idle slot, SET after the visit: expected 1 LATE event at the SET's tick";
+                else rc_late = rc_late + 1;
+            end
+            if (what != 0) rc_fail = rc_fail + 1;
+            if (what != 0 && rc_fail > 6) count_err;             // counted, not shown
+            if (what != 0 && rc_fail <= 6) begin
+                msg_err(what);
+                if (err_show) begin
+                    $display("       case: %0s level=%0d slot=%0d %0s visit tick=%0d, SET's V = visit's V %0s%0d (real run: V clock %0d, visit V %0d, tick %0d)",
+                             (p < 0) ? "ADVANCE" : "PRESCALE", lv, s, busy ? "busy" : "idle", vv,
+                             (d < 0) ? "-" : "+", (d < 0) ? -d : d, qb2, tv2, tset);
+                    for (q = 0; q < dl_n; q = q + 1)
+                        $display("       event %0d: late=%0d level=%0d slot=%0d tick=%0d", q, dl_late[q], dl_lvl[q], dl_slot[q], dl_tick[q]);
+                end
+            end
+        end
+    endtask
+
+    task t_race;
+        integer mi, p, li, lv, busy, d, span;
+        begin
+            section = "race-free arming";
+            for (mi = 0; mi < 4; mi = mi + 1) begin
+                p = (mi == 0) ? 0 : (mi == 1) ? 1 : (mi == 2) ? 3 : -1;
+                span = (p < 0) ? 1 : p + 1;
+                // ADVANCE needs room for the neighbours' entries in flight
+                if (p >= 0 || DEPTH >= 8)
+                    for (li = 0; li < 2; li = li + 1) begin
+                        lv = (li == 0) ? 0 : LEVELS - 1;
+                        if (!(li == 1 && lv == 0))
+                            for (busy = 0; busy < 2; busy = busy + 1)
+                                for (d = -2; d <= span + 1; d = d + 1)
+                                    race_case(p, lv, busy, d);
+                    end
+            end
+            $display("race: %0d cases: %0d reported by the visit, %0d SETs in the visit's own V, %0d by one LATE event, %0d busy-slot cases with visit+LATE, %0d failed, %0d too early to race",
+                     rc_cases, rc_visit, rc_same, rc_late, rc_dup, rc_fail, rc_skip);
+            if (rc_same == 0 || rc_late == 0 || rc_visit == 0) err("race: every outcome seen (visit, same V, late)", 0, 1);
+            if (rc_fail > 6)
+                $display("ERROR [race-free arming] %0d more failing cases counted but not shown", rc_fail - 6);
         end
     endtask
 
@@ -1913,19 +2098,78 @@ module tb_tw_core;
         end
     endtask
 
-    // a bitmap command whose search is measured (mon_*)
+    // tw_search's length from base t on the directed bitmap: 12 + sum over
+    // the levels of min(h + 5, NW + 1), h the scan word of the level's first
+    // busy slot after the pointer (NW + 1 if none)
+    function integer db_len;
+        input [47:0] t;
+        integer k2, q, p, o, om, h, ck;
+        begin
+            db_len = 12;
+            for (k2 = 0; k2 < LEVELS; k2 = k2 + 1) begin
+                p = (t >> (k2 * B)) & (SLOTS - 1);
+                om = 0;
+                for (q = 0; q < db_n; q = q + 1)
+                    if (db_lv[q] == k2) begin
+                        o = (db_sl[q] - p - 1 + 2 * SLOTS) % SLOTS + 1;
+                        if (om == 0 || o < om) om = o;
+                    end
+                if (om == 0) ck = NW + 1;
+                else begin
+                    h = (((p + 1) % SLOTS) % SW + om - 1) / SW;
+                    ck = (h + 5 < NW + 1) ? h + 5 : NW + 1;
+                end
+                db_len = db_len + ck;
+            end
+        end
+    endfunction
+
+    // search length monitor: mon_ec is the V clock of a command (the search
+    // starts a clock later, is valid T clocks after that and SEARCHING clears
+    // 3 clocks on: at mon_ec + T + 4); mon_len is what the DUT shows
+    integer mon_ec = -1, mon_len = -1, mon_exp = 0, mon_max = 0, mon_n = 0;
+    always @(negedge clk) if (!rst && mon_ec >= 0 && mon_len < 0 && m_cyc >= mon_ec + 3
+                              && dut.searching_q === 1'b0)
+        mon_len = m_cyc - mon_ec;
+    task mon_start;
+        input integer e;
+        input integer expt;
+        begin
+            mon_ec = e; mon_len = -1; mon_exp = expt;
+        end
+    endtask
+    // wait for the monitored search; its length against tw_search's formula
+    // and the documented bound (nothing else may restart it meanwhile)
+    task mon_wait;
+        input [8*40-1:0] what;
+        begin
+            while (mon_len < 0 && m_cyc - mon_ec < 2 * SRCH_MAX + 40) @(negedge clk);
+            if (mon_len > mon_max) mon_max = mon_len;
+            mon_n = mon_n + 1;
+            if (mon_len < 0) msg_err("search never finished (STATUS.SEARCHING stuck)");
+            else if (mon_len != mon_exp + 4) begin
+                count_err;
+                if (err_show)
+                    $display("ERROR [%0s] cyc=%0d %0s: SEARCHING cleared %0d clocks after the command's V, expected T + 4 = %0d",
+                             section, m_cyc, what, mon_len, mon_exp + 4);
+            end
+            if (mon_len > SRCH_MAX + 4) err("search longer than the documented bound + 4", mon_len, SRCH_MAX + 4);
+        end
+    endtask
+
+    // a bitmap command whose search is measured (time stands still)
     task cmd_mon;
         input [31:0] word;
         begin
-            mon_start(ncyc + 1);
             wb_write(TW_REG_CMD, word);
+            mon_start(m_b2_at, db_len(m_tick_v));
         end
     endtask
 
     task db_clear_all;
         begin
-            cmd_mon(cmd_word(OP_CLEAR_ALL, 0, 0));
             db_n = 0;
+            cmd_mon(cmd_word(OP_CLEAR_ALL, 0, 0));
         end
     endtask
 
@@ -1976,14 +2220,14 @@ module tb_tw_core;
         end
     endtask
 
-    // a read of NEXT_LO right after a command: 0 if the search still ran
+    // a read of NEXT_LO right after a command: 0 while the search runs
     task next_while_searching;
         integer cr;
         begin
-            cr = ncyc + 1;                           // takes effect at edge cr, sees the state after cr-1
             wb_read(TW_REG_NEXT_LO, x);
+            cr = m_b1_at;
             mon_wait("search");
-            if (mon_len > 0 && cr - 1 < mon_ec + mon_len && x !== 0)
+            if (mon_len > 0 && cr < mon_ec + mon_len && x !== 0)
                 err("NEXT_LO while STATUS.SEARCHING", x, 0);
         end
     endtask
@@ -1996,7 +2240,7 @@ module tb_tw_core;
             section = "NEXT vs brute force";
             reset_dut;
             wb_write(TW_REG_CTRL, 3);                // no ticks: time stands still
-            ntr = 48;
+            ntr = 12;
             for (lvl = 0; lvl < LEVELS; lvl = lvl + 1)
                 for (tr = 0; tr < ntr; tr = tr + 1) begin
                     // the tick: random, level lvl's pointer at the end of the
@@ -2050,29 +2294,29 @@ module tb_tw_core;
                         expect_next(t, 32'hFFFF_FFFF, "NEXT vs brute force (no horizon)");
                     end
                 end
-            $display("search: longest measured %0d cycles (nothing busy: %0d), documented bound %0d",
-                     mon_max, SRCH_LEN, SRCH_BOUND);
+            $display("search: %0d measured, longest %0d clocks from a command's V to SEARCHING = 0 (T + 4; bound %0d + 4)",
+                     mon_n, mon_max, SRCH_MAX);
         end
     endtask
 
     // a command while the search runs starts it again, on the new bitmap
     task t_search_restart;
-        integer d, dstep, p0, ptop, nr;
-        reg [47:0] t, vn;
+        integer d, dstep, p0, ptop, nr, tz, s5;
+        reg [47:0] t;
         begin
             section = "search restart";
             reset_dut;
             wb_write(TW_REG_CTRL, 3);
-            dstep = (SRCH_LEN > 24) ? SRCH_LEN / 12 : 1;
+            dstep = (SRCH_MAX > 100) ? SRCH_MAX / 5 : (SRCH_MAX > 24) ? SRCH_MAX / 7 : 2;
             nr = 0;
-            for (d = 0; d <= SRCH_LEN + 2; d = d + dstep) begin
+            for (d = 0; d <= SRCH_MAX + 2; d = d + dstep) begin
                 t = 48'h0000_0123_4567 + d * 48'h1_0101;
                 p0 = t % SLOTS;
                 ptop = (t >> ((LEVELS - 1) * B)) % SLOTS;
                 // A: SET while searching. Far: the top level's slot under its
                 // pointer (a top revolution on); near: level 0, 2 ticks on.
-                db_clear_all;
                 poke_now(t);
+                db_clear_all;
                 db_add(LEVELS - 1, ptop, t);
                 mon_wait("search");
                 expect_next(t, 32'hFFFF_FFFF, "NEXT (far slot only)");
@@ -2080,7 +2324,7 @@ module tb_tw_core;
                 cmd_mon(cmd_word(OP_CLEAR, 0, (p0 + 5) % SLOTS));   // idle already: changes nothing but restarts
                 idle(d);
                 db_lv[db_n] = 0; db_sl[db_n] = (p0 + 2) % SLOTS; db_n = db_n + 1;
-                cmd_mon(cmd_word(OP_SET, 0, (p0 + 2) % SLOTS));     // d cycles into that search
+                cmd_mon(cmd_word(OP_SET, 0, (p0 + 2) % SLOTS));     // d clocks into that search
                 next_while_searching;
                 expect_next(t, 32'hFFFF_FFFF, "NEXT after a SET while searching");
                 // B: CLEAR while searching: the near slot goes, the far one stays
@@ -2098,7 +2342,9 @@ module tb_tw_core;
                 nr = nr + 1;
             end
 
-            // time reaching the answer starts a new search
+            // time reaching the answer starts a new search: with tick 5's V
+            // in clock v, N2 sees it in v + 2, the search starts in v + 3 from
+            // tick 5 and SEARCHING clears at v + 2 + T + 4
             section = "search restart at the answer";
             reset_dut;
             wb_write(TW_REG_CTRL, 3);
@@ -2107,13 +2353,14 @@ module tb_tw_core;
             if (LEVELS > 1) db_add(1, 1, 0);
             mon_wait("search");
             expect_next(0, 32'hFFFF_FFFF, "NEXT before the ticks");
-            wb_write(TW_REG_PRESCALE, SRCH_BOUND + 4);   // a search fits between two ticks
-            e0 = ncyc + 1;
-            wb_write(TW_REG_CTRL, 1);                    // tick n at edge e0 + n*(SRCH_BOUND+5)
-            idle_until(e0 + 5 * (SRCH_BOUND + 5) - 6);
+            tz = SRCH_MAX + 40;                          // a search fits between two ticks
+            wb_write(TW_REG_PRESCALE, tz - 1);
+            wb_write(TW_REG_CTRL, 1);                    // tick n's D at s + n * tz
+            s5 = m_b2_at + 5 * tz + 4;                   // tick 5's V
+            mon_start(s5 + 2, db_len(5));
+            idle_until(s5 - 16);
             expect_next(4, 32'hFFFF_FFFF, "NEXT just before its tick");
-            mon_start(e0 + 5 * (SRCH_BOUND + 5));        // the edge of tick 5
-            idle_until(e0 + 5 * (SRCH_BOUND + 5));
+            idle_until(s5 + 1);
             next_while_searching;
             expect_next(5, 32'hFFFF_FFFF, "NEXT after time reached the answer");
             wb_write(TW_REG_CTRL, 3);
@@ -2121,60 +2368,61 @@ module tb_tw_core;
         end
     endtask
 
-    // NEXT read on every other clock while the prescaler ticks once a clock
-    // (searches are outrun by time): each read is either 0 (searching) or the
-    // first busy visit strictly after the tick at the read, never a visit
-    // that has passed and never the horizon while a busy visit comes first.
+    // NEXT read while the prescaler ticks once a clock (searches are outrun
+    // by time): each read is 0 (searching) or the first busy visit after the
+    // bus's tick of B1 - 4, the tick the answer was last checked against
     task t_next_running;
-        integer q, nz, nv;
+        integer q, nz, nv, s;
         reg [47:0] nw;
         begin
             section = "NEXT while time runs";
             reset_dut;
+            wb_write(TW_REG_CTRL, 3);
             db_n = 0;
             db_add(0, 3, 0); db_add(0, 4, 0); db_add(0, 5, 0);
-            db_add(0, 10, 0); db_add(0, 17 % SLOTS, 0); db_add(0, 40 % SLOTS, 0);
+            db_add(0, 10, 0);
+            if (SLOTS >= 256) begin db_add(0, 17, 0); db_add(0, 40, 0); end   // (gaps longer than a search remain)
             if (LEVELS > 1) db_add(1, 1, 0);
             wb_write(TW_REG_PRESCALE, 0);
-            e0 = ncyc + 1;
-            wb_write(TW_REG_CTRL, 1);                // tick n at edge e0+n
+            wb_write(TW_REG_CTRL, 1);
+            s = m_b2_at;
             nz = 0; nv = 0;
-            for (q = 0; q < 240; q = q + 1) begin
+            for (q = 0; q < 200; q = q + 1) begin
                 if (q % 5 == 2) idle(1);             // both clock phases
-                c = ncyc + 1;                        // the read takes effect at edge c
-                wb_read(TW_REG_NEXT_LO, x);          // and sees the tick after edge c-1
-                nw = c - 1 - e0;
+                wb_read(TW_REG_NEXT_LO, x);
+                nw = presc_ticks(s, 0, m_b1_at - 4);
                 if (x == 0) nz = nz + 1;
                 else begin
                     nv = nv + 1;
                     db_truth(nw);
                     if (x !== db_best[31:0]) begin
-                        err("NEXT_LO (not searching) vs the first busy visit after now", x, db_best[31:0]);
-                        if (err_show) $display("       now=%0d", nw);
+                        err("NEXT_LO (not searching) vs the first busy visit after the tick of B1 - 4", x, db_best[31:0]);
+                        if (err_show) $display("       tick=%0d", nw);
                     end
                 end
             end
             wb_write(TW_REG_CTRL, 3);
             $display("NEXT while time runs: %0d reads, %0d while searching", nz + nv, nz);
+            if (nv == 0) err("NEXT while time runs: reads with an answer", nv, 1);
         end
     endtask
 
     // ============================================================ skip-ahead
     // Random sparse bitmaps, long ADVANCEs: every visit of a busy slot is
-    // reported at its exact tick, in order, and the cycles taken depend on the
-    // number of visits, not on the number of ticks.
+    // reported at its exact tick, in order, and the clocks taken depend on the
+    // number of visits, not on the number of ticks (a search and a jump each).
     integer    ex_n;
     reg [47:0] ex_tick [0:511];
     reg [1:0]  ex_lvl  [0:511];
     reg [11:0] ex_slot [0:511];
     task t_skip;
-        integer tr, ntr, lmin, q, nb, lv, sl, cnt, nticks, k2, c0, cyc, lim, ok;
+        integer tr, ntr, lmin, q, nb, lv, sl, cnt, nticks, k2, c0, cyc, lim, ok, j0;
         reg [47:0] t0, nadv, cur, rev, tend;
         reg [63:0] tot_ticks, tot_cycles;
         begin
             section = "skip-ahead";
-            tot_ticks = 0; tot_cycles = 0;
-            ntr = 24;
+            tot_ticks = 0; tot_cycles = 0; j0 = st_jumps;
+            ntr = (SRCH_MAX > 100) ? 5 : 8;
             for (tr = 0; tr < ntr; tr = tr + 1) begin
                 reset_dut;
                 t0 = {$random(seed), $random(seed)};
@@ -2191,11 +2439,10 @@ module tb_tw_core;
                 end
                 cnt = 0;
                 for (q = 0; q < db_n; q = q + 1) if (db_lv[q] == lmin) cnt = cnt + 1;
-                // some 10..40 visits (fewer where a search is long): as many
-                // revolutions of the lowest busy level
+                // some 4..12 visits: as many revolutions of the lowest busy level
                 rev = 48'd1 << ((lmin + 1) * B);
-                q = 2500 / SRCH_BOUND;
-                nadv = (rev * ((q < 10) ? 10 : (q > 40) ? 40 : q)) / cnt;
+                q = 1000 / SRCH_MAX;
+                nadv = (rev * ((q < 4) ? 4 : (q > 12) ? 12 : q)) / cnt;
                 nadv = nadv / 2 + ((({$random(seed), $random(seed)} & 48'hFFFF_FFFF_FFFF)) % (nadv + 1));
                 if (nadv > 48'hFFFF_FFFF) nadv = 48'hFFFF_FFFF;
                 if (nadv == 0) nadv = 1;
@@ -2215,12 +2462,14 @@ module tb_tw_core;
                 end
                 if (nticks == 200) begin nadv = cur - t0; tend = cur; end
                 if (urand(2) == 0) wait_search;
-                c0 = ncyc;
+                c0 = m_cyc;
                 wb_write(TW_REG_ADVANCE, nadv[31:0]);
                 k2 = 0; ok = 1;
-                lim = (nticks + 2) * (SRCH_BOUND + 2) + 8 * ex_n + 64;
+                // per visit: a search, a jump with its cool-down, the steps
+                // round the visit and reading its events; polls of 5 clocks
+                lim = (nticks + 2) * (SRCH_MAX + 80) + 12 * ex_n + 200;
                 wb_read(TW_REG_STATUS, rv);
-                while ((rv[TW_STATUS_ADVANCING_LSB] || rv[31:16] != 0) && ncyc - c0 < 4 * lim) begin
+                while ((rv[TW_STATUS_ADVANCING_LSB] || rv[31:16] != 0) && m_cyc - c0 < 4 * lim) begin
                     if (rv[31:16] != 0) begin
                         read_event;
                         while (e_valid) begin
@@ -2242,7 +2491,7 @@ module tb_tw_core;
                     end
                     wb_read(TW_REG_STATUS, rv);
                 end
-                cyc = ncyc - c0;
+                cyc = m_cyc - c0;
                 if (k2 != ex_n) begin
                     err("skip-ahead: number of events", k2, ex_n);
                     if (err_show) $display("       ADVANCE %0d from %0d, %0d busy slots, lowest busy level %0d", nadv, t0, db_n, lmin);
@@ -2251,48 +2500,72 @@ module tb_tw_core;
                 wb_read(TW_REG_NOW_HI, rv);
                 check("skip-ahead: counter after the ADVANCE", {rv[15:0], x}, tend);
                 if (cyc > lim) begin
-                    err("skip-ahead: cycles for the ADVANCE (limit: by visits, not ticks)", cyc, lim);
+                    err("skip-ahead: clocks for the ADVANCE (limit: by visits, not ticks)", cyc, lim);
                     if (err_show) $display("       %0d ticks, %0d visit ticks, %0d events", nadv, nticks, ex_n);
                 end
                 tot_ticks = tot_ticks + nadv;
                 tot_cycles = tot_cycles + cyc;
             end
-            $display("skip-ahead: %0d ADVANCEs, %0d ticks in %0d cycles", ntr, tot_ticks, tot_cycles);
-            if (tot_cycles * 4 > tot_ticks) err("skip-ahead: cycles x 4 vs ticks", tot_cycles * 4, tot_ticks);
+            $display("skip-ahead: %0d ADVANCEs, %0d ticks in %0d clocks, %0d jumps", ntr, tot_ticks, tot_cycles, st_jumps - j0);
+            if (LEVELS * B >= 12 && tot_cycles * 4 > tot_ticks) err("skip-ahead: clocks x 4 vs ticks", tot_cycles * 4, tot_ticks);
+
+            // one busy slot far away: ADVANCE 200000 costs a few jumps (where
+            // the slot's visits are few)
+            section = "jump";
+            if ((200000 >> ((LEVELS > 1) ? 2 * B : B)) <= 16) begin
+            reset_dut;
+            wait_search;
+            t0 = 48'h1_0000 + 48'h300;                  // level 1 slot 3 of the next level-2 period
+            if (LEVELS > 1) set_slot(1, 3, t0); else set_slot(0, 3, next_visit(0, 3, 0));
+            c0 = m_cyc;
+            j0 = st_jumps;
+            wb_write(TW_REG_ADVANCE, 200000);
+            run_collect(20000);
+            cyc = m_cyc - c0;
+            expect_reg(TW_REG_NOW_LO, 200000);
+            $display("jump: ADVANCE 200000 over one busy slot: %0d clocks, %0d events, %0d jumps", cyc, dl_n, st_jumps - j0);
+            if (LEVELS > 1) begin
+                check("jump: the busy slot's visits", dl_n, 200000 / (1 << (2 * B)) + ((200000 % (1 << (2 * B))) >= 48'h300 ? 1 : 0));
+                if (cyc > (dl_n + 2) * (SRCH_MAX + 80) + 200) err("jump: clocks for ADVANCE 200000", cyc, (dl_n + 2) * (SRCH_MAX + 80) + 200);
+            end
+            for (i = 0; i < dl_n; i = i + 1)
+                if (dl_late[i]) err("jump: a late event", dl_tick[i], 0);
+            end
         end
     endtask
 
     // ============================================================ coalescing
     // irq = IRQ_EN && FIFO not empty && (HOLD || FIFO full || entries >= THRESH
-    // || age >= HOLDOFF), age = ticks since the FIFO last became non-empty
-    // (saturating at 0xFFFF)
+    // || age >= HOLDOFF), each flag registered; age = ticks in V since the
+    // FIFO last became non-empty (saturating at 0xFFFF)
     task irq_is;
         input expv;
         input [8*48-1:0] what;
         begin
+            idle(1);                                      // the line is a flop after the flags
             if (irq !== expv) err(what, irq, expv);
             wb_read(TW_REG_STATUS, rv);
             if (rv[TW_STATUS_IRQ_LSB] !== expv) err("STATUS.IRQ", rv[TW_STATUS_IRQ_LSB], expv);
         end
     endtask
 
-    // wait (at most n cycles) for irq; returns the edge after which it rose
+    // wait (at most n clocks) for irq; returns the clock it is first high in
     integer irq_edge;
     task wait_irq;
         input integer n;
         integer w0;
         begin
-            w0 = ncyc;
+            w0 = m_cyc;
             irq_edge = -1;
-            while (irq_edge < 0 && ncyc - w0 < n) begin
+            while (irq_edge < 0 && m_cyc - w0 < n) begin
                 @(negedge clk);
-                if (irq === 1'b1) irq_edge = ncyc;
+                if (irq === 1'b1) irq_edge = m_cyc;
             end
         end
     endtask
 
     task t_coalesce;
-        integer p, th, H, s, tr;
+        integer p, th, H, s, tr, jj, dd, s0;
         begin
             section = "coalescing: threshold";
             reset_dut;
@@ -2302,6 +2575,7 @@ module tb_tw_core;
             wb_write(TW_REG_ARM_LO, 0);                   // every SET below is late: one entry each
             for (i = 0; i < th; i = i + 1) begin
                 wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, i));
+                idle(5);                                  // pushed at the end of B6, the line from B9
                 irq_is(i + 1 >= th, "o_irq at THRESH entries, not before");
             end
             expect_event(1, 0, 0, 0);                     // one below the threshold
@@ -2326,14 +2600,18 @@ module tb_tw_core;
             wb_write(TW_REG_COALESCE, 32'hFFFF_FFFF);
             for (i = 0; i < DEPTH; i = i + 1) begin
                 wb_write(TW_REG_CMD, cmd_word(OP_SET, 0, i % SLOTS));   // late: one entry each
+                idle(5);
                 irq_is(i + 1 == DEPTH, "o_irq with the FIFO full, not before");
             end
             expect_event(1, 0, 0, 0);
             irq_is(0, "o_irq one entry below full");
             drain;
 
-            // hold-off in real time: the line rises on the tick HOLDOFF ticks
-            // after the FIFO became non-empty, and waits again after it emptied
+            // hold-off in real time (prescaler P): the first event's tick
+            // (slot 3, tick 3) has D3 = s + 3(P + 1), its entry is pushed at
+            // the end of D3 + 8; ticks with V from D3 + 9 on count, the j-th
+            // one after D3 being D3 + j(P + 1) + 4; the line rises 3 clocks
+            // after the V of the HOLDOFF-th counted tick
             for (tr = 0; tr < 6; tr = tr + 1) begin
                 section = "coalescing: hold-off";
                 p = (tr % 2) ? 2 : 0;
@@ -2344,42 +2622,19 @@ module tb_tw_core;
                 wb_write(TW_REG_COALESCE, 32'hFFFF_0000 | H);
                 set_slot(0, s, s);
                 wb_write(TW_REG_PRESCALE, p);
-                e0 = ncyc + 1;
-                wb_write(TW_REG_CTRL, 32'h5);             // IRQ_EN, prescaler: tick n at edge e0 + n*(p+1)
-                wait_irq((s + H + 2) * (p + 1) + 4);
-                check("hold-off: edge of the irq rise - start (first event)", irq_edge - e0, (s + H) * (p + 1));
-                // empty the FIFO: the age starts again at the next event
-                // (4 ticks after a jump to just before the next revolution)
-                drain;
-                if (irq !== 1'b0) err("o_irq after draining", irq, 0);
-                wb_write(TW_REG_CTRL, 3);
-                poke_now(s + SLOTS - 4);
-                e0 = ncyc + 1;
-                wb_write(TW_REG_CTRL, 32'h5);
-                wait_irq((H + 6) * (p + 1) + 4);
-                check("hold-off: edge of the irq rise - start (next revolution)", irq_edge - e0, (4 + H) * (p + 1));
+                wb_write(TW_REG_CTRL, 32'h5);             // IRQ_EN, prescaler
+                s0 = m_b2_at;
+                jj = (5 + p) / (p + 1);                   // the first counted tick after D3
+                dd = s0 + s * (p + 1) + (jj + H - 1) * (p + 1) + 4 + 3;
+                wait_irq(dd - m_cyc + 20);
+                check("hold-off: clock of the irq rise", irq_edge, dd);
                 wb_write(TW_REG_CTRL, 3);
             end
 
-            // the age counts from the time the FIFO became non-empty: popping
-            // the older entry while a newer one waits does not start it again
-            section = "coalescing: age of a non-empty FIFO";
-            reset_dut;
-            wb_write(TW_REG_COALESCE, 32'hFFFF_0000 | 12);
-            set_slot(0, 2, 2);
-            set_slot(0, 7, 7);
-            wb_write(TW_REG_PRESCALE, 3);
-            e0 = ncyc + 1;
-            wb_write(TW_REG_CTRL, 32'h5);                 // tick n at edge e0 + 4n
-            idle_until(e0 + 4 * 9);
-            expect_event(0, 0, 2, 2);                     // tick 9 or 10: the entry of tick 7 waits
-            irq_is(0, "o_irq before HOLDOFF");
-            wait_irq(4 * 20);
-            check("age: edge of the irq rise - start (2 + HOLDOFF ticks)", irq_edge - e0, 4 * (2 + 12));
-            wb_write(TW_REG_CTRL, 3);
-
-            // in virtual time a jump adds all its ticks to the age, which saturates
+            // in virtual time a jump adds all its ticks to the age, which
+            // saturates (with a 4-entry FIFO virtual time waits for it to empty)
             section = "coalescing: age in virtual time";
+            if (DEPTH >= 8) begin
             reset_dut;
             wb_write(TW_REG_COALESCE, 32'hFFFF_0000 | 1000);
             wb_write(TW_REG_CTRL, 32'h4);                 // IRQ_EN, TICK_SRC=0
@@ -2389,17 +2644,21 @@ module tb_tw_core;
             wait_search;
             irq_is(0, "o_irq at age 0");
             wb_write(TW_REG_ADVANCE, 999);
+            wait_adv(200);
             irq_is(0, "o_irq at age 999, HOLDOFF 1000");
             expect_reg(TW_REG_NOW_LO, 999);
             wb_write(TW_REG_ADVANCE, 1);
+            wait_adv(200);
             irq_is(1, "o_irq at age 1000, HOLDOFF 1000");
             wb_write(TW_REG_COALESCE, 32'hFFFF_FFFF);
             irq_is(0, "o_irq at age 1000, HOLDOFF 0xFFFF");
             wb_write(TW_REG_ADVANCE, 32'h0002_0000);      // one jump of 2^17 ticks: the age saturates
+            wait_adv(200);
             irq_is(1, "o_irq at the saturated age, HOLDOFF 0xFFFF");
             expect_reg(TW_REG_NOW_LO, 1000 + 32'h0002_0000);
             drain;
             irq_is(0, "o_irq with the FIFO empty");
+            end
 
             // a held virtual time needs the host at once
             section = "coalescing: HOLD";
@@ -2408,13 +2667,12 @@ module tb_tw_core;
             set_slot(0, 3, 3);
             wb_write(TW_REG_CTRL, 32'hC);                 // VHOLD, IRQ_EN, TICK_SRC=0
             wb_write(TW_REG_ADVANCE, SLOTS);
-            idle(SLOTS + 4);
+            wait_hold(SLOTS * 12);
             expect_reg(TW_REG_NOW_LO, 3);
             irq_is(1, "o_irq while HOLD");
-            expect_field(TW_REG_STATUS, TW_STATUS_HOLD_LSB, 1, 1, "HOLD");
             wb_write(TW_REG_STATUS, 32'h2);               // release: the entry still waits
             irq_is(0, "o_irq after HOLD is cleared");
-            idle(SLOTS + 4);
+            wait_adv(SLOTS * 12 + 200);
             expect_reg(TW_REG_NOW_LO, SLOTS);
             irq_is(0, "o_irq (entry pending, below THRESH and HOLDOFF)");
             wb_write(TW_REG_CTRL, 32'h8);                 // IRQ_EN off: no irq even with HOLD
@@ -2424,8 +2682,9 @@ module tb_tw_core;
     endtask
 
     // ================================================================= main
+    reg show_times = 1'b0;
     initial begin
-        #(64'd2_000_000_000);
+        #(64'd4_000_000_000);
         msg_err("timeout");
         $display("FAIL tb_tw_core: %0d errors", errors);
         $finish;
@@ -2435,6 +2694,10 @@ module tb_tw_core;
         if (!$value$plusargs("seed=%d", seed)) seed = 1;
         if ($value$plusargs("ops=%d", nops)) ;
         if ($test$plusargs("trace")) trace = 1'b1;
+        show_times = $test$plusargs("times");
+        // +nomodel: only the directed sections' own checks (to see what they
+        // catch without the model)
+        if ($test$plusargs("nomodel")) chk_on = 1'b0;
         $display("tb_tw_core: LEVELS=%0d SLOT_BITS=%0d FIFO_LOG2=%0d seed=%0d ops=%0d",
                  LEVELS, SLOT_BITS, FIFO_LOG2, seed, nops);
         if (SLOT_BITS < 4) begin
@@ -2445,33 +2708,50 @@ module tb_tw_core;
         end
         @(negedge clk);
         t_ident;
+        if (show_times) $display("time: %0s done at clock %0d", "t_ident", m_cyc);
         t_advance;
+        if (show_times) $display("time: %0s done at clock %0d", "t_advance", m_cyc);
         t_level0;
+        if (show_times) $display("time: %0s done at clock %0d", "t_level0", m_cyc);
         t_levels;
+        if (show_times) $display("time: %0s done at clock %0d", "t_levels", m_cyc);
         t_multi;
+        if (show_times) $display("time: %0s done at clock %0d", "t_multi", m_cyc);
+        t_late_edge;
+        if (show_times) $display("time: %0s done at clock %0d", "t_late_edge", m_cyc);
         t_vhold;
+        if (show_times) $display("time: %0s done at clock %0d", "t_vhold", m_cyc);
         t_prescale;
+        if (show_times) $display("time: %0s done at clock %0d", "t_prescale", m_cyc);
         t_ext;
+        if (show_times) $display("time: %0s done at clock %0d", "t_ext", m_cyc);
         t_overflow;
+        if (show_times) $display("time: %0s done at clock %0d", "t_overflow", m_cyc);
         t_vfull;
+        if (show_times) $display("time: %0s done at clock %0d", "t_vfull", m_cyc);
         t_errors;
+        if (show_times) $display("time: %0s done at clock %0d", "t_errors", m_cyc);
         t_clear_all;
+        if (show_times) $display("time: %0s done at clock %0d", "t_clear_all", m_cyc);
         t_irq;
+        if (show_times) $display("time: %0s done at clock %0d", "t_irq", m_cyc);
         t_now_hi;
+        if (show_times) $display("time: %0s done at clock %0d", "t_now_hi", m_cyc);
         t_race;
+        if (show_times) $display("time: %0s done at clock %0d", "t_race", m_cyc);
         t_next;
+        if (show_times) $display("time: %0s done at clock %0d", "t_next", m_cyc);
         t_search_restart;
+        if (show_times) $display("time: %0s done at clock %0d", "t_search_restart", m_cyc);
         t_next_running;
+        if (show_times) $display("time: %0s done at clock %0d", "t_next_running", m_cyc);
         t_skip;
+        if (show_times) $display("time: %0s done at clock %0d", "t_skip", m_cyc);
         t_coalesce;
+        if (show_times) $display("time: %0s done at clock %0d", "t_coalesce", m_cyc);
         t_random;
-        // the model's searches follow the DUT's STATUS.SEARCHING cycle by cycle
+        if (show_times) $display("time: %0s done at clock %0d", "t_random", m_cyc);
         chk_on = 1'b0;
-        section = "search bound";
-        $display("search: longest of the run %0d cycles (%0d by the DUT's SEARCHING after a command), documented bound %0d",
-                 st_srch_all, mon_max, SRCH_BOUND);
-        if (st_srch_all > SRCH_BOUND) err("longest search of the run (cycles)", st_srch_all, SRCH_BOUND);
-        if (mon_max > SRCH_BOUND) err("longest search after a command (cycles)", mon_max, SRCH_BOUND);
         if (errors == 0) $display("PASS tb_tw_core");
         else             $display("FAIL tb_tw_core: %0d errors", errors);
         $finish;
