@@ -29,6 +29,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -121,9 +122,7 @@ typedef struct tw_flops {
     /* search start */
     bool srch_start_q;
     uint64_t srch_base_q;
-    /* H1, H2, G, E */
-    uint8_t dly_wa;
-    tw_dly dly_q;
+    /* H1, H2, G, E (the delay RAM's address and output are last, below) */
     uint8_t hit_h1, hit_h2, hit_g;
     bool late_h1, late_h2, late_g, step_h1, step_h2, step_g, cmd_h1, cmd_h2, cmd_g;
     uint8_t hit_e, n_ev_e;
@@ -156,6 +155,10 @@ typedef struct tw_flops {
     uint32_t grp_q; /* the group register the access in B1 picked */
     bool rd1_q;
     uint32_t o_wb_dat;
+    /* Last, so that quiet() can leave them out: the entry delay RAM's write
+     * address and output, read only by a push. */
+    uint8_t dly_wa;
+    tw_dly dly_q;
 } tw_flops;
 
 typedef struct tw_model {
@@ -164,7 +167,8 @@ typedef struct tw_model {
     unsigned sw_log2, nwords;
     uint32_t lo_mask[MAX_LEVELS], hi_mask[MAX_LEVELS];
 
-    tw_flops f;
+    tw_flops fbuf[2], *f; /* the state, in one of two buffers */
+    size_t flops_size;
     /* block RAMs: the bitmaps (as their search ports read them, bit i of
      * word w slot w * SW + i), the FIFO's memory, the entry delay RAM */
     uint16_t map[MAX_LEVELS][MAX_WORDS];
@@ -176,6 +180,10 @@ typedef struct tw_model {
     /* inputs held between calls, and the edge count */
     bool ext_tick;
     uint64_t cycles;
+    /* An idle edge would change no flop but the delay RAM's address and
+     * output, no memory but that RAM, and the search only by its clock
+     * count (quiet_edges() says for how many edges). */
+    bool quiet;
 } tw_model;
 
 typedef struct tw_bus_in {
@@ -211,7 +219,7 @@ static bool advancing(const tw_flops *f)
 
 static uint32_t status_value(const tw_model *m)
 {
-    const tw_flops *f = &m->f;
+    const tw_flops *f = m->f;
     return ((uint32_t)f->count_q << TW_STATUS_FIFO_COUNT_LSB)
          | ((uint32_t)f->searching_q << TW_STATUS_SEARCHING_LSB)
          | ((uint32_t)f->irq_q << TW_STATUS_IRQ_LSB)
@@ -225,7 +233,7 @@ static uint32_t status_value(const tw_model *m)
  * selects, from the state of this clock (B1). */
 static uint32_t read_group(const tw_model *m, unsigned adr)
 {
-    const tw_flops *f = &m->f;
+    const tw_flops *f = m->f;
     switch (adr) {
     case 0: return TW_ID_MAGIC;
     case 1: return (TW_VERSION_MAJOR << TW_VERSION_MAJOR_LSB) | (TW_VERSION_MINOR << TW_VERSION_MINOR_LSB);
@@ -271,19 +279,63 @@ static bool addr_ok(unsigned adr, bool we)
     }
 }
 
-/* One rising edge of i_clk. Returns whether it changed nothing at all (no
- * flop, no memory, no search progress): then, with the same inputs, no
- * later edge does either. */
-static bool tw_model_edge(tw_model *mdl, const tw_bus_in *in)
+/* B0: the request's data decoded as a command (the flops of B1). */
+static void decode_request(const tw_model *m, tw_flops *n, uint32_t dat)
 {
-    const tw_flops *m = &mdl->f;
-    tw_flops n = *m;
+    const unsigned d_op = (dat >> TW_CMD_OP_LSB) & 15u;
+    const unsigned d_level = (dat >> TW_CMD_LEVEL_LSB) & 15u;
+    const unsigned d_slot = (dat >> TW_CMD_SLOT_LSB) & 0xFFFFu;
+    const bool target_ok = (d_level >> 2) == 0 && (d_level & 3u) < m->levels
+                           && (d_slot & ~((1u << m->slot_bits) - 1u)) == 0;
+    n->wop_set = d_op == OP_SET;
+    n->wop_clear = d_op == OP_CLEAR;
+    n->wop_clear_all = d_op == OP_CLEAR_ALL;
+    n->wcmd_ok = target_ok;
+    n->wcmd_wr = (uint8_t)((d_op == OP_SET || d_op == OP_CLEAR) && target_ok ? 1u << (d_level & 3u) : 0u);
+}
+
+/* B1: a command's level and slot, the late check's verdict against tick_p
+ * and whether tick_p's slot at each level is the command's (the flops of
+ * V), from the request's data, tick_p and the armed tick. */
+static void command_inputs(const tw_model *m, tw_flops *n, uint32_t dat, uint64_t tick_p, uint64_t arm)
+{
+    const unsigned slot_mask = (1u << m->slot_bits) - 1u;
+    const unsigned cmd_slot = (dat >> TW_CMD_SLOT_LSB) & slot_mask;
+    n->c_lvl = (uint8_t)((dat >> TW_CMD_LEVEL_LSB) & 3u);
+    n->c_slot = (uint16_t)cmd_slot;
+    n->c_reached = !((((tick_p - arm) & TICK_MASK) >> 47) & 1u);
+    uint8_t match = 0;
+    for (unsigned k = 0; k < m->levels; k++)
+        if (((tick_p >> (k * m->slot_bits)) & slot_mask) == cmd_slot)
+            match |= (uint8_t)(1u << k);
+    n->c_match = match;
+}
+
+/* command_inputs() with the state's own tick_p and armed tick. */
+static void command_v_inputs(const tw_model *m, tw_flops *f, uint32_t dat)
+{
+    const uint64_t tick_p = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    const uint64_t arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    command_inputs(m, f, dat, tick_p, arm);
+}
+
+/* One rising edge of i_clk, or with commit false only what it would do.
+ * Returns whether it is quiet: it changes no flop but the delay RAM's
+ * address and output, no memory but that RAM, and the search only by its
+ * clock count (no start, no change of its outputs). From a state where an
+ * idle edge is quiet, so is the next idle edge, until the search's answer
+ * comes (quiet_edges()). */
+static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
+{
+    /* Nonblocking assignments: the state after the edge is formed in the
+     * other buffer, every right-hand side reading the one before. */
+    const tw_flops *m = mdl->f;
+    tw_flops *np = mdl->f == &mdl->fbuf[0] ? &mdl->fbuf[1] : &mdl->fbuf[0];
+    memcpy(np, m, mdl->flops_size); /* a call, not an inlined string copy */
     const bool rst = in->rst;
     const unsigned depth = 1u << mdl->fifo_log2;
     const unsigned slot_mask = (1u << mdl->slot_bits) - 1u;
     bool mem_changed = false;
-
-    mdl->cycles++;
 
     /* the search's outputs, before the edge */
     const bool sv = mdl->srch.valid, sf = mdl->srch.found;
@@ -315,126 +367,118 @@ static bool tw_model_edge(tw_model *mdl, const tw_bus_in *in)
 
     /* ------------------------------------------------------- bus, R/B0 */
     if (!m->pend_q && in->cyc && in->stb && !m->o_wb_ack) {
-        n.pend_q = true;
-        n.req_v_q = true;
-        n.req_we_q = in->we;
-        n.req_adr_q = (uint8_t)(in->adr & 63u);
-        n.req_dat_q = in->dat;
-        n.req_advrd_q = !in->we && (in->adr & 63u) == ADR_ADVANCE;
+        np->pend_q = true;
+        np->req_v_q = true;
+        np->req_we_q = in->we;
+        np->req_adr_q = (uint8_t)(in->adr & 63u);
+        np->req_dat_q = in->dat;
+        np->req_advrd_q = !in->we && (in->adr & 63u) == ADR_ADVANCE;
     } else if (dec) {
-        n.req_v_q = false;
-        n.req_advrd_q = false;
+        np->req_v_q = false;
+        np->req_advrd_q = false;
     }
-    n.acc1_q = dec;
-    n.acc2_q = m->acc1_q;
-    n.o_wb_ack = m->acc2_q;
+    np->acc1_q = dec;
+    np->acc2_q = m->acc1_q;
+    np->o_wb_ack = m->acc2_q;
     if (m->acc2_q)
-        n.pend_q = false;
+        np->pend_q = false;
 
     /* B1 strobes */
     {
         const bool dw = dec && m->req_we_q, dr = dec && !m->req_we_q;
         const unsigned a = m->req_adr_q;
-        n.w_ctrl = dw && a == ADR_CTRL;
-        n.w_presc = dw && a == ADR_PRESCALE;
-        n.w_status = dw && a == ADR_STATUS;
-        n.w_adv = dw && a == ADR_ADVANCE;
-        n.w_arm_lo = dw && a == ADR_ARM_LO;
-        n.w_arm_hi = dw && a == ADR_ARM_HI;
-        n.w_cmd = dw && a == ADR_CMD;
-        n.w_search = dw && a == ADR_SEARCH;
-        n.w_coal = dw && a == ADR_COALESCE;
-        n.bad_acc = dec && !addr_ok(a, m->req_we_q);
-        n.r_acc = dr;
-        n.r_pop = dr && a == ADR_EVT_TICK;
-        n.r_now_lo = dr && a == ADR_NOW_LO;
-        n.r_next_lo = dr && a == ADR_NEXT_LO;
-        const unsigned d_op = (wdat >> TW_CMD_OP_LSB) & 15u;
-        const unsigned d_level = (wdat >> TW_CMD_LEVEL_LSB) & 15u;
-        const unsigned d_slot = (wdat >> TW_CMD_SLOT_LSB) & 0xFFFFu;
-        const bool target_ok = (d_level >> 2) == 0 && (d_level & 3u) < mdl->levels && (d_slot & ~slot_mask) == 0;
-        n.wop_set = d_op == OP_SET;
-        n.wop_clear = d_op == OP_CLEAR;
-        n.wop_clear_all = d_op == OP_CLEAR_ALL;
-        n.wcmd_ok = target_ok;
-        n.wcmd_wr = (uint8_t)((d_op == OP_SET || d_op == OP_CLEAR) && target_ok ? 1u << (d_level & 3u) : 0u);
+        np->w_ctrl = dw && a == ADR_CTRL;
+        np->w_presc = dw && a == ADR_PRESCALE;
+        np->w_status = dw && a == ADR_STATUS;
+        np->w_adv = dw && a == ADR_ADVANCE;
+        np->w_arm_lo = dw && a == ADR_ARM_LO;
+        np->w_arm_hi = dw && a == ADR_ARM_HI;
+        np->w_cmd = dw && a == ADR_CMD;
+        np->w_search = dw && a == ADR_SEARCH;
+        np->w_coal = dw && a == ADR_COALESCE;
+        np->bad_acc = dec && !addr_ok(a, m->req_we_q);
+        np->r_acc = dr;
+        np->r_pop = dr && a == ADR_EVT_TICK;
+        np->r_now_lo = dr && a == ADR_NOW_LO;
+        np->r_next_lo = dr && a == ADR_NEXT_LO;
+        decode_request(mdl, np, wdat);
     }
 
     /* control registers */
     if (m->w_ctrl) {
-        n.ctrl_src_q = (uint8_t)((wdat & TW_CTRL_TICK_SRC_MASK) >> TW_CTRL_TICK_SRC_LSB);
-        n.ctrl_irq_en_q = (wdat & TW_CTRL_IRQ_EN_MASK) != 0;
-        n.ctrl_vhold_q = (wdat & TW_CTRL_VHOLD_MASK) != 0;
+        np->ctrl_src_q = (uint8_t)((wdat & TW_CTRL_TICK_SRC_MASK) >> TW_CTRL_TICK_SRC_LSB);
+        np->ctrl_irq_en_q = (wdat & TW_CTRL_IRQ_EN_MASK) != 0;
+        np->ctrl_vhold_q = (wdat & TW_CTRL_VHOLD_MASK) != 0;
     }
     if (m->w_presc)
-        n.presc_q = wdat;
+        np->presc_q = wdat;
     if (m->w_arm_lo)
-        n.arm_lo_q = wdat;
+        np->arm_lo_q = wdat;
     if (m->w_arm_hi)
-        n.arm_hi_q = (uint16_t)wdat;
+        np->arm_hi_q = (uint16_t)wdat;
     if (m->w_search)
-        n.horizon_q = wdat;
+        np->horizon_q = wdat;
     if (m->w_coal) {
-        n.coal_holdoff_q = (uint16_t)((wdat & TW_COALESCE_HOLDOFF_MASK) >> TW_COALESCE_HOLDOFF_LSB);
-        n.coal_thresh_q = (uint16_t)((wdat & TW_COALESCE_THRESH_MASK) >> TW_COALESCE_THRESH_LSB);
+        np->coal_holdoff_q = (uint16_t)((wdat & TW_COALESCE_HOLDOFF_MASK) >> TW_COALESCE_HOLDOFF_LSB);
+        np->coal_thresh_q = (uint16_t)((wdat & TW_COALESCE_THRESH_MASK) >> TW_COALESCE_THRESH_LSB);
     }
 
     /* ------------------------------------------ step decision, D; ADVANCE */
-    n.step_q = step_d;
-    n.ext_q = (uint8_t)(((m->ext_q << 1) | (mdl->ext_tick ? 1u : 0u)) & 7u);
+    np->step_q = step_d;
+    np->ext_q = (uint8_t)(((m->ext_q << 1) | (mdl->ext_tick ? 1u : 0u)) & 7u);
     if (m->reload_q) {
-        n.pc_hi_q = (uint16_t)(m->presc_q >> 16);
-        n.pc_lo_q = (uint16_t)m->presc_q;
-        n.pc_borrow_q = false;
+        np->pc_hi_q = (uint16_t)(m->presc_q >> 16);
+        np->pc_lo_q = (uint16_t)m->presc_q;
+        np->pc_borrow_q = false;
     } else {
-        n.pc_borrow_q = m->pc_lo_q == 0;
-        n.pc_lo_q = (uint16_t)(m->pc_lo_q - 1u);
-        n.pc_hi_q = (uint16_t)(m->pc_hi_q - m->pc_borrow_q);
+        np->pc_borrow_q = m->pc_lo_q == 0;
+        np->pc_lo_q = (uint16_t)(m->pc_lo_q - 1u);
+        np->pc_hi_q = (uint16_t)(m->pc_hi_q - m->pc_borrow_q);
     }
-    n.ptick_q = presc_hit;
-    n.reload_q = presc_hit || m->ctrl_src_q != SRC_INT;
+    np->ptick_q = presc_hit;
+    np->reload_q = presc_hit || m->ctrl_src_q != SRC_INT;
     {
         const bool ge1 = m->adv_lo_q || m->adv_hi_q;
         const bool ge2 = (m->adv_lo_q >> 1) || m->adv_hi_q;
         const bool ge3 = (m->adv_lo_q >> 2) || (m->adv_lo_q & 3u) == 3u || m->adv_hi_q;
         const bool left_ge1 = m->adv_pend_q ? ge2 : ge1;
         const bool left_ge2 = m->adv_pend_q ? ge3 : ge2;
-        n.adv_pend_q = step_host;
-        n.adv_nz_q = step_host ? left_ge2 : left_ge1;
+        np->adv_pend_q = step_host;
+        np->adv_nz_q = step_host ? left_ge2 : left_ge1;
     }
     switch (m->adv_st_q) {
     case A_LO: {
         uint32_t s = (uint32_t)m->adv_lo_q + (wdat & 0xFFFFu);
-        n.adv_c_q = (s >> 16) & 1u;
-        n.adv_lo_q = (uint16_t)s;
-        n.adv_st_q = A_HI;
+        np->adv_c_q = (s >> 16) & 1u;
+        np->adv_lo_q = (uint16_t)s;
+        np->adv_st_q = A_HI;
         break;
     }
     case A_HI: {
         uint32_t s = (uint32_t)m->adv_hi_q + m->adv_add_hi_q + m->adv_c_q;
         if (s >> 16) {
-            n.adv_hi_q = 0xFFFF;
-            n.adv_lo_q = 0xFFFF;
+            np->adv_hi_q = 0xFFFF;
+            np->adv_lo_q = 0xFFFF;
         } else {
-            n.adv_hi_q = (uint16_t)s;
+            np->adv_hi_q = (uint16_t)s;
         }
-        n.adv_st_q = A_FLAG;
+        np->adv_st_q = A_FLAG;
         break;
     }
     default: {
         uint32_t sub_lo = m->j_lo_q ? (m->j_amt_q & 0xFFFFu) : m->adv_pend_q;
-        n.adv_borrow_q = m->adv_lo_q < sub_lo;
-        n.adv_lo_q = (uint16_t)(m->adv_lo_q - sub_lo);
-        n.adv_hi_q = (uint16_t)(m->adv_hi_q - (m->j_hi_q ? (m->j_amt_q >> 16) : m->adv_borrow_q));
+        np->adv_borrow_q = m->adv_lo_q < sub_lo;
+        np->adv_lo_q = (uint16_t)(m->adv_lo_q - sub_lo);
+        np->adv_hi_q = (uint16_t)(m->adv_hi_q - (m->j_hi_q ? (m->j_amt_q >> 16) : m->adv_borrow_q));
         if (m->w_adv) {
-            n.adv_add_hi_q = (uint16_t)(wdat >> 16);
-            n.adv_st_q = A_SETTLE1;
+            np->adv_add_hi_q = (uint16_t)(wdat >> 16);
+            np->adv_st_q = A_SETTLE1;
         } else if (m->adv_st_q == A_SETTLE1) {
-            n.adv_st_q = A_SETTLE2;
+            np->adv_st_q = A_SETTLE2;
         } else if (m->adv_st_q == A_SETTLE2) {
-            n.adv_st_q = A_LO;
+            np->adv_st_q = A_LO;
         } else {
-            n.adv_st_q = A_IDLE;
+            np->adv_st_q = A_IDLE;
         }
         break;
     }
@@ -445,17 +489,17 @@ static bool tw_model_edge(tw_model *mdl, const tw_bus_in *in)
         const bool en = m->step_q || m->j_lo_q;
         const uint32_t lo_sum = m->lo_q + m->lo_add_q;
         if (en)
-            n.lo_q = lo_sum & HALF_MASK;
-        n.carry_q = en && (lo_sum >> 24);
-        n.hi_q = (m->hi_q + (m->j_hi_q ? (m->j_amt_q >> 24) : m->carry_q)) & HALF_MASK;
-        n.lo_d_q = m->lo_q;
-        n.step_c_q = m->step_q;
-        n.step_p_q = m->step_c_q;
+            np->lo_q = lo_sum & HALF_MASK;
+        np->carry_q = en && (lo_sum >> 24);
+        np->hi_q = (m->hi_q + (m->j_hi_q ? (m->j_amt_q >> 24) : m->carry_q)) & HALF_MASK;
+        np->lo_d_q = m->lo_q;
+        np->step_c_q = m->step_q;
+        np->step_p_q = m->step_c_q;
         uint8_t z = 1;
         for (unsigned k = 1; k < mdl->levels; k++)
             if ((m->lo_q & mdl->lo_mask[k]) == 0)
                 z |= (uint8_t)(1u << k);
-        n.zero_p = z;
+        np->zero_p = z;
     }
     const uint64_t tick_p = ((uint64_t)m->hi_q << 24) | m->lo_d_q;
     {
@@ -464,296 +508,298 @@ static bool tw_model_edge(tw_model *mdl, const tw_bus_in *in)
             for (unsigned k = 0; k < mdl->levels; k++)
                 if (((m->zero_p >> k) & 1u) && (m->hi_q & mdl->hi_mask[k]) == 0)
                     vp |= (uint8_t)(1u << k);
-        n.tick_v = tick_p;
-        n.visit_v = vp;
-        n.step_v = m->step_p_q;
+        np->tick_v = tick_p;
+        np->visit_v = vp;
+        np->step_v = m->step_p_q;
     }
 
     /* ------------------------------------------------- commands, B1 and V */
-    n.c_set = m->w_cmd && m->wop_set && m->wcmd_ok;
-    n.c_clear = m->w_cmd && m->wop_clear && m->wcmd_ok;
-    n.c_clear_all = m->w_cmd && m->wop_clear_all;
-    n.c_any = m->w_cmd;
-    n.bm_clear = m->w_cmd && m->wop_clear_all;
-    n.c_bad = m->w_cmd && !((m->wop_set || m->wop_clear) && m->wcmd_ok) && !m->wop_clear_all;
-    n.c_wr = m->w_cmd ? m->wcmd_wr : 0;
-    n.c_lvl = (uint8_t)((wdat >> TW_CMD_LEVEL_LSB) & 3u);
+    np->c_set = m->w_cmd && m->wop_set && m->wcmd_ok;
+    np->c_clear = m->w_cmd && m->wop_clear && m->wcmd_ok;
+    np->c_clear_all = m->w_cmd && m->wop_clear_all;
+    np->c_any = m->w_cmd;
+    np->bm_clear = m->w_cmd && m->wop_clear_all;
+    np->c_bad = m->w_cmd && !((m->wop_set || m->wop_clear) && m->wcmd_ok) && !m->wop_clear_all;
+    np->c_wr = m->w_cmd ? m->wcmd_wr : 0;
     {
-        const unsigned cmd_slot = (wdat >> TW_CMD_SLOT_LSB) & slot_mask;
-        n.c_slot = (uint16_t)cmd_slot;
+        /* from the state before the edge, into n */
         const uint64_t arm = ((uint64_t)m->arm_hi_q << 32) | m->arm_lo_q;
-        n.c_reached = !((((tick_p - arm) & TICK_MASK) >> 47) & 1u);
-        uint8_t match = 0;
-        for (unsigned k = 0; k < mdl->levels; k++)
-            if (((tick_p >> (k * mdl->slot_bits)) & slot_mask) == cmd_slot)
-                match |= (uint8_t)(1u << k);
-        n.c_match = match;
+        command_inputs(mdl, np, wdat, tick_p, arm);
     }
     const bool seen_v = (m->c_match & m->visit_v & m->c_wr) != 0;
     const bool late_v = m->c_set && m->c_reached && !seen_v;
 
     /* --------------------------------------------------- search start */
-    n.srch_start_q = cmd_v || srch_passed;
+    np->srch_start_q = cmd_v || srch_passed;
     if (cmd_v || srch_passed)
-        n.srch_base_q = m->tick_v;
+        np->srch_base_q = m->tick_v;
 
     /* ------------------------------------------------- H1, H2, G, E */
-    n.dly_q = mdl->dly_mem[(m->dly_wa + 1u) & 3u]; /* written three clocks ago */
-    n.dly_wa = (uint8_t)((m->dly_wa + 1u) & 3u);
-    n.hit_h2 = m->hit_h1;
-    n.hit_g = m->hit_h2;
-    n.late_h1 = late_v;
-    n.late_h2 = m->late_h1;
-    n.late_g = m->late_h2;
-    n.step_h1 = m->step_v;
-    n.step_h2 = m->step_h1;
-    n.step_g = m->step_h2;
-    n.cmd_h1 = m->c_any;
-    n.cmd_h2 = m->cmd_h1;
-    n.cmd_g = m->cmd_h2;
-    n.hit_e = m->hit_g;
-    n.n_ev_e = (uint8_t)(m->late_g + popcount4(m->hit_g));
-    n.push_e = m->hit_g || m->late_g;
-    n.late_e = m->late_g;
-    n.step_e = m->step_g;
-    n.cmd_e = m->cmd_g;
+    np->dly_q = mdl->dly_mem[(m->dly_wa + 1u) & 3u]; /* written three clocks ago */
+    np->dly_wa = (uint8_t)((m->dly_wa + 1u) & 3u);
+    np->hit_h2 = m->hit_h1;
+    np->hit_g = m->hit_h2;
+    np->late_h1 = late_v;
+    np->late_h2 = m->late_h1;
+    np->late_g = m->late_h2;
+    np->step_h1 = m->step_v;
+    np->step_h2 = m->step_h1;
+    np->step_g = m->step_h2;
+    np->cmd_h1 = m->c_any;
+    np->cmd_h2 = m->cmd_h1;
+    np->cmd_g = m->cmd_h2;
+    np->hit_e = m->hit_g;
+    np->n_ev_e = (uint8_t)(m->late_g + popcount4(m->hit_g));
+    np->push_e = m->hit_g || m->late_g;
+    np->late_e = m->late_g;
+    np->step_e = m->step_g;
+    np->cmd_e = m->cmd_g;
 
     /* ----------------------------------------------------------- FIFO */
     const bool do_pop = m->pop_fifo && !fifo_empty;
     const bool push_ok = !fifo_full || do_pop;
     const bool do_push = m->push_e && push_ok;
     if (do_push)
-        n.wr_ptr_q = (uint16_t)((m->wr_ptr_q + 1u) & (depth - 1u));
+        np->wr_ptr_q = (uint16_t)((m->wr_ptr_q + 1u) & (depth - 1u));
     if (do_pop)
-        n.rd_ptr_q = (uint16_t)((m->rd_ptr_q + 1u) & (depth - 1u));
+        np->rd_ptr_q = (uint16_t)((m->rd_ptr_q + 1u) & (depth - 1u));
     if (do_push && !do_pop)
-        n.count_q = (uint16_t)(m->count_q + 1u);
+        np->count_q = (uint16_t)(m->count_q + 1u);
     else if (do_pop && !do_push)
-        n.count_q = (uint16_t)(m->count_q - 1u);
+        np->count_q = (uint16_t)(m->count_q - 1u);
 
     /* in flight, the FIFO's room */
-    n.fly_n_q = (uint8_t)((m->fly_n_q + m->step_q + m->w_cmd - m->step_e - m->cmd_e) & 15u);
-    n.room_q = (unsigned)m->count_q + m->fly_n_q + 4u <= depth;
-    n.fly_q = m->step_q || m->step_c_q || m->step_p_q || m->step_v || m->step_h1 || m->step_h2 || m->step_g
+    np->fly_n_q = (uint8_t)((m->fly_n_q + m->step_q + m->w_cmd - m->step_e - m->cmd_e) & 15u);
+    np->room_q = (unsigned)m->count_q + m->fly_n_q + 4u <= depth;
+    np->fly_q = m->step_q || m->step_c_q || m->step_p_q || m->step_v || m->step_h1 || m->step_h2 || m->step_g
               || m->step_e;
-    n.cmd_fly_q = (uint8_t)(dec && req_cmd ? 7u : m->cmd_fly_q - (m->cmd_fly_q != 0 ? 1u : 0u));
+    np->cmd_fly_q = (uint8_t)(dec && req_cmd ? 7u : m->cmd_fly_q - (m->cmd_fly_q != 0 ? 1u : 0u));
 
     /* status, statistics, at the push */
     if (m->push_e && !push_ok)
-        n.overflow_q = true;
+        np->overflow_q = true;
     else if (m->w_status && (wdat & TW_STATUS_OVERFLOW_MASK))
-        n.overflow_q = false;
+        np->overflow_q = false;
     if (m->c_bad)
-        n.cmd_err_q = true;
+        np->cmd_err_q = true;
     else if (m->w_status && (wdat & TW_STATUS_CMD_ERR_MASK))
-        n.cmd_err_q = false;
+        np->cmd_err_q = false;
     if (m->push_e && push_ok && vmode)
-        n.hold_q = true;
+        np->hold_q = true;
     else if (m->w_status && (wdat & TW_STATUS_HOLD_MASK))
-        n.hold_q = false;
+        np->hold_q = false;
     if (m->push_e && push_ok)
-        n.cnt_events_q += m->n_ev_e;
+        np->cnt_events_q += m->n_ev_e;
     if (m->push_e && !push_ok)
-        n.cnt_overflow_q += m->n_ev_e;
+        np->cnt_overflow_q += m->n_ev_e;
     if (m->late_e)
-        n.cnt_late_q++;
+        np->cnt_late_q++;
     if (m->w_cmd)
-        n.cnt_cmds_q++;
+        np->cnt_cmds_q++;
     if (m->bad_acc || m->c_bad)
-        n.cnt_buserr_q++;
+        np->cnt_buserr_q++;
 
     /* ------------------------------------------------ event read-out */
-    n.head_q = mdl->fifo_mem[m->rd_ptr_q];
-    n.empty1_q = fifo_empty;
+    np->head_q = mdl->fifo_mem[m->rd_ptr_q];
+    np->empty1_q = fifo_empty;
     {
         const tw_entry *h = &m->head_q;
         const bool rem_late = h->late && !m->consumed_late_q;
         const unsigned rem_mask = h->mask & ~m->consumed_mask_q & 15u;
         const unsigned vis_level = rem_mask ? (unsigned)__builtin_ctz(rem_mask) : 0u;
         const unsigned vis_bit = rem_mask ? 1u << vis_level : 0u;
-        n.sel_late_q = rem_late;
-        n.sel_level_q = (uint8_t)vis_level;
-        n.sel_bit_q = (uint8_t)vis_bit;
-        n.sel_last_q = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
-        n.sel_empty_q = m->empty1_q;
+        np->sel_late_q = rem_late;
+        np->sel_level_q = (uint8_t)vis_level;
+        np->sel_bit_q = (uint8_t)vis_bit;
+        np->sel_last_q = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+        np->sel_empty_q = m->empty1_q;
         if (m->sel_empty_q) {
-            n.evt_info_q = 0;
+            np->evt_info_q = 0;
         } else {
             unsigned slot = m->sel_late_q ? h->slot
                                           : (unsigned)(h->tick >> (m->sel_level_q * mdl->slot_bits)) & slot_mask;
             unsigned level = m->sel_late_q ? h->level : m->sel_level_q;
-            n.evt_info_q = TW_EVT_INFO_VALID_MASK | ((uint32_t)m->sel_late_q << TW_EVT_INFO_LATE_LSB)
+            np->evt_info_q = TW_EVT_INFO_VALID_MASK | ((uint32_t)m->sel_late_q << TW_EVT_INFO_LATE_LSB)
                          | ((uint32_t)level << TW_EVT_INFO_LEVEL_LSB) | ((uint32_t)slot << TW_EVT_INFO_SLOT_LSB)
                          | (uint32_t)((h->tick >> 32) & 0xFFFFu);
         }
-        n.pop_fifo = m->r_pop && !m->sel_empty_q && m->sel_last_q;
+        np->pop_fifo = m->r_pop && !m->sel_empty_q && m->sel_last_q;
         if (m->pop_fifo) {
-            n.consumed_mask_q = 0;
-            n.consumed_late_q = false;
+            np->consumed_mask_q = 0;
+            np->consumed_late_q = false;
         } else if (m->r_pop && !m->sel_empty_q) {
             if (m->sel_late_q)
-                n.consumed_late_q = true;
+                np->consumed_late_q = true;
             else
-                n.consumed_mask_q = (uint8_t)(m->consumed_mask_q | m->sel_bit_q);
+                np->consumed_mask_q = (uint8_t)(m->consumed_mask_q | m->sel_bit_q);
         }
     }
 
     /* --------------------------------------- the answer against time */
-    n.n1_gap = (snext + (~m->tick_v & TICK_MASK)) & TICK_MASK;
-    n.n1_end = (m->tick_v + m->horizon_q) & TICK_MASK;
-    n.n1_v = sv && !m->srch_start_q;
-    n.n1_f = sf;
-    n.n2_gap = m->n1_gap;
-    n.n2_within = m->n1_f && (m->n1_gap >> 32) == 0 && (uint32_t)m->n1_gap < m->horizon_q;
-    n.n2_end = m->n1_end;
-    n.n2_v = m->n1_v && sv;
-    n.n2_f = m->n1_f;
+    np->n1_gap = (snext + (~m->tick_v & TICK_MASK)) & TICK_MASK;
+    np->n1_end = (m->tick_v + m->horizon_q) & TICK_MASK;
+    np->n1_v = sv && !m->srch_start_q;
+    np->n1_f = sf;
+    np->n2_gap = m->n1_gap;
+    np->n2_within = m->n1_f && (m->n1_gap >> 32) == 0 && (uint32_t)m->n1_gap < m->horizon_q;
+    np->n2_end = m->n1_end;
+    np->n2_v = m->n1_v && sv;
+    np->n2_f = m->n1_f;
     {
         const bool n2_ok = m->n2_v && sv && (!m->n2_f || !(m->n2_gap >> 47));
-        n.searching_q = !n2_ok;
-        n.next_q = !n2_ok ? 0 : m->n2_within ? snext : m->n2_end;
+        np->searching_q = !n2_ok;
+        np->next_q = !n2_ok ? 0 : m->n2_within ? snext : m->n2_end;
     }
 
     /* ------------------------------------------------------- the jump */
-    n.j_far_q = m->n2_v && !(m->n2_gap >> 47)
+    np->j_far_q = m->n2_v && !(m->n2_gap >> 47)
                 && (m->ctrl_vhold_q ? ((m->n2_gap >> 1) & 0x3FFFFFFFFFFFull) != 0
                                     : ((m->n2_gap >> 5) & 0x3FFFFFFFFFFull) != 0);
-    n.j_adv_far_q = m->ctrl_vhold_q ? (adv_left >> 1) != 0 : (adv_left >> 5) != 0;
-    n.j_go_q = src_host && m->adv_nz_q && m->n2_v && sv && (m->j_far_q || !m->n2_f) && m->j_adv_far_q
+    np->j_adv_far_q = m->ctrl_vhold_q ? (adv_left >> 1) != 0 : (adv_left >> 5) != 0;
+    np->j_go_q = src_host && m->adv_nz_q && m->n2_v && sv && (m->j_far_q || !m->n2_f) && m->j_adv_far_q
                && !m->j_busy_q && m->j_cool == 0 && !m->hold_q && !a_busy && !m->w_adv;
-    n.j_wait_q = j_start || (m->j_wait_q && !j_last);
-    n.j_cmp_q = m->j_wait_q && j_last;
-    n.j_sel_q = m->j_cmp_q;
-    n.j_lo_q = m->j_sel_q && !j_abort;
-    n.j_carry_q = m->j_lo_q;
-    n.j_hi_q = m->j_carry_q;
-    n.j_end_q = (m->j_sel_q && j_abort) || m->j_hi_q || (m->j_end_q && !j_last);
-    n.j_busy_q = j_start || (m->j_busy_q && !(m->j_end_q && j_last));
+    np->j_wait_q = j_start || (m->j_wait_q && !j_last);
+    np->j_cmp_q = m->j_wait_q && j_last;
+    np->j_sel_q = m->j_cmp_q;
+    np->j_lo_q = m->j_sel_q && !j_abort;
+    np->j_carry_q = m->j_lo_q;
+    np->j_hi_q = m->j_carry_q;
+    np->j_end_q = (m->j_sel_q && j_abort) || m->j_hi_q || (m->j_end_q && !j_last);
+    np->j_busy_q = j_start || (m->j_busy_q && !(m->j_end_q && j_last));
     if (j_start)
-        n.j_wc = 7;
+        np->j_wc = 7;
     else if (m->j_sel_q && j_abort)
-        n.j_wc = 2;
+        np->j_wc = 2;
     else if (m->j_hi_q)
-        n.j_wc = 3;
+        np->j_wc = 3;
     else if (m->j_wait_q || m->j_end_q)
-        n.j_wc = (uint8_t)((m->j_wc - 1u) & 7u);
+        np->j_wc = (uint8_t)((m->j_wc - 1u) & 7u);
     if (m->j_end_q && j_last)
-        n.j_cool = 8;
+        np->j_cool = 8;
     else if (m->j_cool != 0 && !m->j_busy_q)
-        n.j_cool = (uint8_t)(m->j_cool - 1u);
+        np->j_cool = (uint8_t)(m->j_cool - 1u);
     if (j_start)
-        n.j_seen = false;
+        np->j_seen = false;
     else if (cmd_v || m->srch_start_q)
-        n.j_seen = true;
+        np->j_seen = true;
     if (m->j_cmp_q) {
-        n.j_bad = (m->n2_f && ((m->n2_gap >> 47) || m->n2_gap == 0)) || adv_left == 0;
-        n.j_big = !m->n2_f || (m->n2_gap >> 32) != 0;
-        n.j_less = (uint32_t)m->n2_gap < adv_left;
+        np->j_bad = (m->n2_f && ((m->n2_gap >> 47) || m->n2_gap == 0)) || adv_left == 0;
+        np->j_big = !m->n2_f || (m->n2_gap >> 32) != 0;
+        np->j_less = (uint32_t)m->n2_gap < adv_left;
     }
-    n.lo_add_q = 1;
+    np->lo_add_q = 1;
     if (m->j_sel_q && !j_abort) {
         uint32_t amt = m->j_big || !m->j_less ? adv_left : (uint32_t)m->n2_gap;
-        n.j_amt_q = amt;
-        n.lo_add_q = amt & HALF_MASK;
+        np->j_amt_q = amt;
+        np->lo_add_q = amt & HALF_MASK;
     }
 
     /* ------------------------------------------ interrupt, coalescing */
     if (fifo_empty)
-        n.age_q = 0;
+        np->age_q = 0;
     else if (m->j_lo_q)
-        n.age_q = (m->j_amt_q >> 16) || (uint32_t)m->age_q + (m->j_amt_q & 0xFFFFu) > 0xFFFFu
+        np->age_q = (m->j_amt_q >> 16) || (uint32_t)m->age_q + (m->j_amt_q & 0xFFFFu) > 0xFFFFu
                       ? 0xFFFF
                       : (uint16_t)(m->age_q + (m->j_amt_q & 0xFFFFu));
     else if (m->step_v && m->age_q != 0xFFFF)
-        n.age_q = (uint16_t)(m->age_q + 1u);
-    n.age_due_q = m->age_q >= m->coal_holdoff_q;
-    n.thresh_due_q = m->count_q >= m->coal_thresh_q;
-    n.irq_q = m->ctrl_irq_en_q && !fifo_empty && (m->hold_q || fifo_full || m->thresh_due_q || m->age_due_q);
+        np->age_q = (uint16_t)(m->age_q + 1u);
+    np->age_due_q = m->age_q >= m->coal_holdoff_q;
+    np->thresh_due_q = m->count_q >= m->coal_thresh_q;
+    np->irq_q = m->ctrl_irq_en_q && !fifo_empty && (m->hold_q || fifo_full || m->thresh_due_q || m->age_due_q);
 
     /* -------------------------------------------------- read mux */
     if (m->r_now_lo)
-        n.now_hi_latch_q = (uint16_t)(tick_p >> 32);
+        np->now_hi_latch_q = (uint16_t)(tick_p >> 32);
     if (m->r_next_lo)
-        n.next_hi_latch_q = (uint16_t)(m->next_q >> 32);
-    n.rd1_q = m->r_acc;
+        np->next_hi_latch_q = (uint16_t)(m->next_q >> 32);
+    np->rd1_q = m->r_acc;
     if (m->r_acc)
-        n.grp_q = read_group(mdl, m->req_adr_q);
+        np->grp_q = read_group(mdl, m->req_adr_q);
     if (m->rd1_q)
-        n.o_wb_dat = m->grp_q;
+        np->o_wb_dat = m->grp_q;
 
     /* ------------------------------------------------------- reset */
     if (rst) {
-        n.pend_q = n.req_v_q = n.acc1_q = n.acc2_q = n.o_wb_ack = false;
-        n.req_we_q = false;
-        n.req_adr_q = 0;
-        n.req_dat_q = 0;
-        n.req_advrd_q = false;
-        n.w_ctrl = n.w_presc = n.w_status = n.w_adv = n.w_arm_lo = n.w_arm_hi = n.w_cmd = n.w_search = false;
-        n.w_coal = n.bad_acc = n.r_acc = n.r_pop = n.r_now_lo = n.r_next_lo = false;
-        n.ctrl_src_q = SRC_HOST;
-        n.ctrl_irq_en_q = n.ctrl_vhold_q = false;
-        n.presc_q = n.arm_lo_q = 0;
-        n.arm_hi_q = 0;
-        n.horizon_q = UINT32_MAX;
-        n.coal_holdoff_q = n.coal_thresh_q = 0;
-        n.step_q = false;
-        n.pc_lo_q = n.pc_hi_q = 0;
-        n.pc_borrow_q = false;
-        n.reload_q = true;
-        n.ptick_q = false;
-        n.ext_q = 0;
-        n.adv_lo_q = n.adv_hi_q = 0;
-        n.adv_borrow_q = n.adv_nz_q = n.adv_pend_q = false;
-        n.adv_st_q = A_IDLE;
-        n.adv_add_hi_q = 0;
-        n.adv_c_q = false;
-        n.lo_q = n.hi_q = n.lo_d_q = 0;
-        n.carry_q = n.step_c_q = n.step_p_q = false;
-        n.zero_p = (uint8_t)((1u << mdl->levels) - 1u);
-        n.tick_v = 0;
-        n.visit_v = 0;
-        n.step_v = false;
-        n.c_set = n.c_clear = n.c_clear_all = n.c_any = n.c_bad = false;
-        n.bm_clear = true;
-        n.c_wr = 0;
-        n.srch_start_q = true;
-        n.srch_base_q = 0;
-        n.hit_h1 = n.hit_h2 = n.hit_g = 0;
-        n.late_h1 = n.late_h2 = n.late_g = false;
-        n.step_h1 = n.step_h2 = n.step_g = false;
-        n.cmd_h1 = n.cmd_h2 = n.cmd_g = false;
-        n.push_e = n.late_e = n.step_e = n.cmd_e = false;
-        n.rd_ptr_q = n.wr_ptr_q = n.count_q = 0;
-        n.fly_n_q = 0;
-        n.room_q = true;
-        n.fly_q = false;
-        n.cmd_fly_q = 0;
-        n.overflow_q = n.cmd_err_q = n.hold_q = false;
-        n.cnt_events_q = n.cnt_late_q = n.cnt_overflow_q = n.cnt_cmds_q = n.cnt_buserr_q = 0;
-        n.empty1_q = true;
-        n.sel_empty_q = true;
-        n.pop_fifo = false;
-        n.consumed_mask_q = 0;
-        n.consumed_late_q = false;
-        n.n1_v = n.n2_v = false;
-        n.searching_q = true;
-        n.j_go_q = false;
-        n.j_wait_q = n.j_cmp_q = n.j_sel_q = n.j_carry_q = n.j_end_q = n.j_busy_q = false;
-        n.j_wc = 0;
-        n.j_cool = 0;
-        n.j_seen = n.j_lo_q = n.j_hi_q = false;
-        n.lo_add_q = 1;
-        n.j_amt_q = 0;
-        n.j_big = n.j_bad = n.j_less = false;
-        n.age_q = 0;
-        n.age_due_q = n.thresh_due_q = true;
-        n.irq_q = false;
-        n.now_hi_latch_q = n.next_hi_latch_q = 0;
-        n.rd1_q = false;
-        n.o_wb_dat = 0;
+        np->pend_q = np->req_v_q = np->acc1_q = np->acc2_q = np->o_wb_ack = false;
+        np->req_we_q = false;
+        np->req_adr_q = 0;
+        np->req_dat_q = 0;
+        np->req_advrd_q = false;
+        np->w_ctrl = np->w_presc = np->w_status = np->w_adv = np->w_arm_lo = np->w_arm_hi = np->w_cmd = np->w_search = false;
+        np->w_coal = np->bad_acc = np->r_acc = np->r_pop = np->r_now_lo = np->r_next_lo = false;
+        np->ctrl_src_q = SRC_HOST;
+        np->ctrl_irq_en_q = np->ctrl_vhold_q = false;
+        np->presc_q = np->arm_lo_q = 0;
+        np->arm_hi_q = 0;
+        np->horizon_q = UINT32_MAX;
+        np->coal_holdoff_q = np->coal_thresh_q = 0;
+        np->step_q = false;
+        np->pc_lo_q = np->pc_hi_q = 0;
+        np->pc_borrow_q = false;
+        np->reload_q = true;
+        np->ptick_q = false;
+        np->ext_q = 0;
+        np->adv_lo_q = np->adv_hi_q = 0;
+        np->adv_borrow_q = np->adv_nz_q = np->adv_pend_q = false;
+        np->adv_st_q = A_IDLE;
+        np->adv_add_hi_q = 0;
+        np->adv_c_q = false;
+        np->lo_q = np->hi_q = np->lo_d_q = 0;
+        np->carry_q = np->step_c_q = np->step_p_q = false;
+        np->zero_p = (uint8_t)((1u << mdl->levels) - 1u);
+        np->tick_v = 0;
+        np->visit_v = 0;
+        np->step_v = false;
+        np->c_set = np->c_clear = np->c_clear_all = np->c_any = np->c_bad = false;
+        np->bm_clear = true;
+        np->c_wr = 0;
+        np->srch_start_q = true;
+        np->srch_base_q = 0;
+        np->hit_h1 = np->hit_h2 = np->hit_g = 0;
+        np->late_h1 = np->late_h2 = np->late_g = false;
+        np->step_h1 = np->step_h2 = np->step_g = false;
+        np->cmd_h1 = np->cmd_h2 = np->cmd_g = false;
+        np->push_e = np->late_e = np->step_e = np->cmd_e = false;
+        np->rd_ptr_q = np->wr_ptr_q = np->count_q = 0;
+        np->fly_n_q = 0;
+        np->room_q = true;
+        np->fly_q = false;
+        np->cmd_fly_q = 0;
+        np->overflow_q = np->cmd_err_q = np->hold_q = false;
+        np->cnt_events_q = np->cnt_late_q = np->cnt_overflow_q = np->cnt_cmds_q = np->cnt_buserr_q = 0;
+        np->empty1_q = true;
+        np->sel_empty_q = true;
+        np->pop_fifo = false;
+        np->consumed_mask_q = 0;
+        np->consumed_late_q = false;
+        np->n1_v = np->n2_v = false;
+        np->searching_q = true;
+        np->j_go_q = false;
+        np->j_wait_q = np->j_cmp_q = np->j_sel_q = np->j_carry_q = np->j_end_q = np->j_busy_q = false;
+        np->j_wc = 0;
+        np->j_cool = 0;
+        np->j_seen = np->j_lo_q = np->j_hi_q = false;
+        np->lo_add_q = 1;
+        np->j_amt_q = 0;
+        np->j_big = np->j_bad = np->j_less = false;
+        np->age_q = 0;
+        np->age_due_q = np->thresh_due_q = true;
+        np->irq_q = false;
+        np->now_hi_latch_q = np->next_hi_latch_q = 0;
+        np->rd1_q = false;
+        np->o_wb_dat = 0;
     }
 
     /* ------------------------------------------------- block RAMs */
+    if (!commit) {
+        /* The delay RAM is left out of quietness; a visit needs visit_v,
+         * a flop. */
+        bool srch_out = rst || m->srch_start_q
+                        || (mdl->srch.started && mdl->srch.t + 1u >= mdl->srch.t_valid && !sv);
+        return !do_push && !m->bm_clear && !m->c_wr && !srch_out
+               && memcmp(np, m, offsetof(tw_flops, dly_wa)) == 0;
+    }
+    mdl->cycles++;
     if (do_push) {
         tw_entry *e = &mdl->fifo_mem[m->wr_ptr_q];
         e->tick = m->dly_q.tick;
@@ -765,12 +811,9 @@ static bool tw_model_edge(tw_model *mdl, const tw_bus_in *in)
     }
     /* The entry delay RAM: written every clock. */
     tw_dly *d = &mdl->dly_mem[m->dly_wa & 3u];
-    if (d->tick != m->tick_v || d->lvl != m->c_lvl || d->slot != m->c_slot) {
-        d->tick = m->tick_v;
-        d->lvl = m->c_lvl;
-        d->slot = m->c_slot;
-        mem_changed = true;
-    }
+    d->tick = m->tick_v;
+    d->lvl = m->c_lvl;
+    d->slot = m->c_slot;
     /* The bitmaps: CLEAR_ALL, or one bit, at the end of V; the visit port
      * reads the slot of tick_v as it stands after that write. */
     if (m->bm_clear) {
@@ -789,56 +832,141 @@ static bool tw_model_edge(tw_model *mdl, const tw_bus_in *in)
             for (unsigned k = 0; k < mdl->levels; k++)
                 if (((m->visit_v >> k) & 1u) && map_bit(mdl, k, (unsigned)(m->tick_v >> (k * mdl->slot_bits)) & slot_mask))
                     hit |= (uint8_t)(1u << k);
-        n.hit_h1 = rst ? 0 : hit;
+        np->hit_h1 = rst ? 0 : hit;
     }
-    /* The search, its bitmaps read in the start's clock. */
-    bool srch_moved = false;
+    /* The search, its bitmaps read in the start's clock. Once its answer
+     * has come, stepping it changes nothing: it is left alone. */
+    bool srch_out = false;
     if (rst) {
         tw_search_model_init(&mdl->srch, mdl->levels, mdl->slot_bits);
-        srch_moved = true;
+        srch_out = true;
     } else if (m->srch_start_q || (mdl->srch.started && mdl->srch.t < mdl->srch.t_valid)) {
         tw_search_model_step(&mdl->srch, m->srch_start_q, m->srch_base_q, mdl->words);
-        srch_moved = true;
+        srch_out = m->srch_start_q || mdl->srch.valid != sv;
     }
 
-    /* The delay RAM's write address moves every clock; it is not seen while
-     * the RAM's four words are alike (dly_steady()). */
-    uint8_t wa = n.dly_wa;
-    n.dly_wa = m->dly_wa;
-    bool same = !mem_changed && !srch_moved && memcmp(&n, m, sizeof n) == 0;
-    n.dly_wa = wa;
-    mdl->f = n;
-    return same;
+    bool idle = !in->rst && !in->cyc;
+    bool quiet = idle && !mem_changed && !srch_out && memcmp(np, m, offsetof(tw_flops, dly_wa)) == 0;
+    mdl->f = np;
+    return quiet;
 }
 
-/* ------------------------------------------------------------- idle runs */
-
-/* The entry delay RAM's four words all hold what is written every clock:
- * then its write address is never seen. */
-static bool dly_steady(const tw_model *m)
+/* A committed edge; an idle one tells whether the state is quiet. */
+static void tw_model_edge(tw_model *mdl, const tw_bus_in *in)
 {
-    const tw_flops *f = &m->f;
-    for (unsigned i = 0; i < 4; i++) {
-        const tw_dly *d = &m->dly_mem[i];
-        if (d->tick != f->tick_v || d->lvl != f->c_lvl || d->slot != f->c_slot)
-            return false;
-    }
-    return true;
+    mdl->quiet = edge(mdl, in, true);
+}
+
+/* ---------------------------------------------------- quiet stretches */
+
+/* Idle edges that stay quiet from a quiet state: all of them, or those
+ * before the running search's answer comes. */
+static uint64_t quiet_edges(const tw_model *m)
+{
+    const struct tw_search_model *s = &m->srch;
+    if (s->started && s->t < s->t_valid)
+        return s->t_valid - s->t - 1u;
+    return UINT64_MAX;
+}
+
+/* One clock of the entry delay RAM: the word written three clocks ago is
+ * read, this clock's written. */
+static void dly_clock(tw_model *m, const tw_dly *in)
+{
+    tw_flops *f = m->f;
+    f->dly_q = m->dly_mem[(f->dly_wa + 1u) & 3u];
+    m->dly_mem[f->dly_wa & 3u] = *in;
+    f->dly_wa = (uint8_t)((f->dly_wa + 1u) & 3u);
+}
+
+/* k quiet edges at once (k <= quiet_edges()): the delay RAM and the
+ * search's clock count are all that move. */
+static void skip_quiet(tw_model *m, uint64_t k)
+{
+    const tw_dly cur = { m->f->tick_v, m->f->c_lvl, m->f->c_slot };
+    uint64_t clocked = k < 5 ? k : 5; /* after four the RAM holds cur throughout */
+    for (uint64_t i = 0; i < clocked; i++)
+        dly_clock(m, &cur);
+    m->f->dly_wa = (uint8_t)((m->f->dly_wa + (k - clocked)) & 3u);
+    if (m->srch.started && m->srch.t < m->srch.t_valid)
+        m->srch.t += (uint32_t)k; /* stays below t_valid: only the count moves */
+    m->cycles += k;
 }
 
 /* Runs the clock with the bus idle; stops early once the interrupt line is
- * high if asked to. A fixed point ends the work: the rest is counted. */
+ * high if asked to. Quiet stretches go in closed form. */
 static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
 {
-    while (cycles > 0 && !(stop_at_irq && m->f.irq_q)) {
-        bool same = tw_model_edge(m, &bus_idle);
-        cycles--;
-        if (same && dly_steady(m)) {
-            m->cycles += cycles;
-            m->f.dly_wa = (uint8_t)((m->f.dly_wa + cycles) & 3u);
-            return;
+    while (cycles > 0 && !(stop_at_irq && m->f->irq_q)) {
+        if (m->quiet) {
+            uint64_t k = quiet_edges(m);
+            if (k > cycles)
+                k = cycles;
+            if (k) {
+                skip_quiet(m, k);
+                cycles -= k;
+                continue;
+            }
         }
+        tw_model_edge(m, &bus_idle);
+        cycles--;
     }
+}
+
+/* A register access from a quiet state that leaves it quiet, in closed
+ * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
+ * ARM_HI. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
+ * bus's flops, decode the request's data, and give the read the value the
+ * register has in B1, which is its value now; nothing else can move, since
+ * in a quiet state no tick, command, jump or ADVANCE sum is under way and
+ * none can start. Returns false, having changed nothing, for any other
+ * access or state. */
+static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32_t *rdata)
+{
+    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI) : adr == ADR_EVT_TICK)
+        return false;
+    if (!m->quiet) {
+        if (!edge(m, &bus_idle, false))
+            return false;
+        m->quiet = true;
+    }
+    if (quiet_edges(m) < 5)
+        return false;
+    tw_flops *f = m->f;
+    const uint32_t val = we ? 0 : read_group(m, adr);
+    /* The delay RAM takes the old command level and slot for two more
+     * clocks (R, B0), the request's from B1 on. */
+    const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
+    f->req_we_q = we;
+    f->req_adr_q = (uint8_t)adr;
+    f->req_dat_q = dat;
+    decode_request(m, f, dat);
+    if (we && adr == ADR_ARM_LO)
+        f->arm_lo_q = dat;
+    if (we && adr == ADR_ARM_HI)
+        f->arm_hi_q = (uint16_t)dat;
+    command_v_inputs(m, f, dat);
+    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
+    dly_clock(m, &old);
+    dly_clock(m, &old);
+    for (int i = 0; i < 3; i++)
+        dly_clock(m, &cur);
+    if (m->srch.started && m->srch.t < m->srch.t_valid)
+        m->srch.t += 5;
+    m->cycles += 5;
+    if (!we) {
+        if (adr == ADR_NOW_LO)
+            f->now_hi_latch_q = (uint16_t)(f->hi_q >> 8); /* tick_p[47:32] */
+        if (adr == ADR_NEXT_LO)
+            f->next_hi_latch_q = (uint16_t)(f->next_q >> 32);
+        f->grp_q = val;
+        f->o_wb_dat = val;
+        if (rdata)
+            *rdata = val;
+    }
+    if (!addr_ok(adr, we))
+        f->cnt_buserr_q++;
+    return true;
 }
 
 /* ------------------------------------------------------------- device ops */
@@ -847,14 +975,16 @@ static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uin
 {
     if (addr % 4u != 0 || addr / 4u >= TW_REG_COUNT)
         return TW_EINVAL;
+    if (fast_access(m, addr / 4u, we, wdata, rdata))
+        return TW_OK;
     tw_bus_in req = { false, true, true, we, addr / 4u, wdata };
     bool acked = false;
     for (int k = 0; k < ACK_WAIT_MAX && !acked; k++) {
         tw_model_edge(m, &req);
-        acked = m->f.o_wb_ack;
+        acked = m->f->o_wb_ack;
     }
     if (acked && rdata)
-        *rdata = m->f.o_wb_dat;
+        *rdata = m->f->o_wb_dat;
     tw_model_edge(m, &bus_idle);
     return acked ? TW_OK : TW_ETIMEDOUT;
 }
@@ -879,7 +1009,7 @@ static int model_wait_irq(void *ctx, uint64_t max_cycles)
     if (!m)
         return TW_EINVAL;
     run_cycles(m, max_cycles, true);
-    return m->f.irq_q ? 1 : 0;
+    return m->f->irq_q ? 1 : 0;
 }
 
 static const tw_dev_ops model_ops;
@@ -893,7 +1023,7 @@ int tw_model_run(tw_dev *dev, uint64_t cycles)
         return TW_EINVAL;
     tw_model *m = dev->ctx;
     run_cycles(m, cycles, false);
-    return m->f.irq_q ? 1 : 0;
+    return m->f->irq_q ? 1 : 0;
 }
 
 static uint64_t model_cycles(void *ctx)
@@ -905,8 +1035,10 @@ static uint64_t model_cycles(void *ctx)
 static void model_set_ext_tick(void *ctx, int level)
 {
     tw_model *m = ctx;
-    if (m)
+    if (m && m->ext_tick != (level != 0)) {
         m->ext_tick = level != 0;
+        m->quiet = false; /* the synchroniser will move */
+    }
 }
 
 static void model_reset(void *ctx)
@@ -956,6 +1088,8 @@ int tw_model_open(tw_dev *dev, const tw_sim_config *cfg)
         free(m);
         return TW_ENOMEM;
     }
+    m->f = &m->fbuf[0];
+    m->flops_size = sizeof m->fbuf[0];
     m->levels = cfg->levels;
     m->slot_bits = cfg->slot_bits;
     m->fifo_log2 = cfg->fifo_log2;
