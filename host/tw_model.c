@@ -184,6 +184,12 @@ typedef struct tw_model {
      * output, no memory but that RAM, and the search only by its clock
      * count (quiet_edges() says for how many edges). */
     bool quiet;
+    /* What the flops computed from the request's data (and tick_p and the
+     * armed tick) were last computed from: unchanged inputs, unchanged
+     * flops. */
+    bool decoded, cmd_in_ok;
+    uint32_t decoded_dat, cmd_in_dat;
+    uint64_t cmd_in_tick, cmd_in_arm;
 } tw_model;
 
 typedef struct tw_bus_in {
@@ -401,7 +407,12 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->r_pop = dr && a == ADR_EVT_TICK;
         np->r_now_lo = dr && a == ADR_NOW_LO;
         np->r_next_lo = dr && a == ADR_NEXT_LO;
-        decode_request(mdl, np, wdat);
+        /* A function of req_dat_q alone: computed again only when it moved. */
+        if (!mdl->decoded || mdl->decoded_dat != wdat) {
+            decode_request(mdl, np, wdat);
+            mdl->decoded = commit;
+            mdl->decoded_dat = wdat;
+        }
     }
 
     /* control registers */
@@ -522,9 +533,16 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
     np->c_bad = m->w_cmd && !((m->wop_set || m->wop_clear) && m->wcmd_ok) && !m->wop_clear_all;
     np->c_wr = m->w_cmd ? m->wcmd_wr : 0;
     {
-        /* from the state before the edge, into n */
+        /* A function of the request's data, tick_p and the armed tick:
+         * computed again only when one of them moved. */
         const uint64_t arm = ((uint64_t)m->arm_hi_q << 32) | m->arm_lo_q;
-        command_inputs(mdl, np, wdat, tick_p, arm);
+        if (!mdl->cmd_in_ok || mdl->cmd_in_dat != wdat || mdl->cmd_in_tick != tick_p || mdl->cmd_in_arm != arm) {
+            command_inputs(mdl, np, wdat, tick_p, arm);
+            mdl->cmd_in_ok = commit;
+            mdl->cmd_in_dat = wdat;
+            mdl->cmd_in_tick = tick_p;
+            mdl->cmd_in_arm = arm;
+        }
     }
     const bool seen_v = (m->c_match & m->visit_v & m->c_wr) != 0;
     const bool late_v = m->c_set && m->c_reached && !seen_v;
@@ -840,6 +858,8 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
     if (rst) {
         tw_search_model_init(&mdl->srch, mdl->levels, mdl->slot_bits);
         srch_out = true;
+    } else if (!m->srch_start_q && mdl->srch.started && mdl->srch.t + 1u < mdl->srch.t_valid) {
+        mdl->srch.t++; /* its outputs stay; only the count moves (its word address is not used) */
     } else if (m->srch_start_q || (mdl->srch.started && mdl->srch.t < mdl->srch.t_valid)) {
         tw_search_model_step(&mdl->srch, m->srch_start_q, m->srch_base_q, mdl->words);
         srch_out = m->srch_start_q || mdl->srch.valid != sv;
@@ -913,6 +933,18 @@ static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
     }
 }
 
+/* Cheap signs that an idle edge would not be quiet, checked before working
+ * one out: something in flight on the bus, in the tick or command pipeline,
+ * the jump, an ADVANCE sum, the FIFO's read-out or a search start. */
+static bool maybe_quiet(const tw_flops *f)
+{
+    return !(f->pend_q | f->acc1_q | f->acc2_q | f->o_wb_ack | f->rd1_q | f->step_q | f->fly_q | f->step_c_q
+             | f->step_p_q | f->j_busy_q | f->j_go_q | f->adv_pend_q | f->pop_fifo | f->push_e | f->srch_start_q
+             | f->cmd_h1 | f->cmd_h2 | f->cmd_g | f->cmd_e)
+           && f->cmd_fly_q == 0 && f->adv_st_q == A_IDLE && f->empty1_q == (f->count_q == 0)
+           && f->sel_empty_q == f->empty1_q;
+}
+
 /* A register access from a quiet state that leaves it quiet, in closed
  * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
  * ARM_HI. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
@@ -926,7 +958,7 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
     if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI) : adr == ADR_EVT_TICK)
         return false;
     if (!m->quiet) {
-        if (!edge(m, &bus_idle, false))
+        if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
             return false;
         m->quiet = true;
     }
@@ -946,6 +978,12 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
     if (we && adr == ADR_ARM_HI)
         f->arm_hi_q = (uint16_t)dat;
     command_v_inputs(m, f, dat);
+    m->decoded = true;
+    m->decoded_dat = dat;
+    m->cmd_in_ok = true;
+    m->cmd_in_dat = dat;
+    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
     const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
     dly_clock(m, &old);
     dly_clock(m, &old);
