@@ -20,12 +20,16 @@
  * agree on every read value and on the cycle at which everything happens
  * (docs/chip.md, "Bus and timing contract", gives the clocks).
  *
- * Idle stretches are cheap: when an idle edge leaves every flop as it was
- * (time stopped or nothing to do, the search settled), every later idle edge
- * does too, and the rest of the wait is counted in closed form. With the
- * prescaler running, a stretch of ticks that visit no busy slot and cannot
- * change the interrupt line, NEXT or the search is also run in closed form
- * (skip_ticks()).
+ * Quiet stretches are cheap. A state is quiet when an idle edge would move
+ * no flop but the delay RAM's address and output and nothing but the
+ * search's clock count: no tick, command, jump or ADVANCE sum under way and
+ * none about to start, everything that follows them settled (time stopped:
+ * ADVANCE spent, HOLD, or no tick source). The edge tells whether it was
+ * quiet; from a quiet state every idle edge up to the search's answer is
+ * quiet too, so waits run in closed form (skip_quiet()), and so do reads
+ * and ARM writes (fast_access()), the driver's STATUS polls among them. Any
+ * other edge is computed whole. Real-time stretches (the prescaler or the
+ * external input ticking) are computed edge by edge.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -164,7 +168,7 @@ typedef struct tw_flops {
 typedef struct tw_model {
     /* geometry (the RTL's parameters) and what follows from it */
     unsigned levels, slot_bits, fifo_log2;
-    unsigned sw_log2, nwords;
+    unsigned sw_log2;
     uint32_t lo_mask[MAX_LEVELS], hi_mask[MAX_LEVELS];
 
     tw_flops fbuf[2], *f; /* the state, in one of two buffers */
@@ -1132,7 +1136,6 @@ int tw_model_open(tw_dev *dev, const tw_sim_config *cfg)
     m->slot_bits = cfg->slot_bits;
     m->fifo_log2 = cfg->fifo_log2;
     m->sw_log2 = cfg->slot_bits < 4 ? cfg->slot_bits : 4u;
-    m->nwords = (1u << cfg->slot_bits) >> m->sw_log2;
     for (unsigned k = 0; k < MAX_LEVELS; k++) {
         unsigned kb = k * cfg->slot_bits;
         m->lo_mask[k] = kb >= 24 ? HALF_MASK : (UINT32_C(1) << kb) - 1u;
