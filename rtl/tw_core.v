@@ -58,6 +58,8 @@ module tw_core #(
     localparam integer WA        = SLOT_BITS > 4 ? SLOT_BITS - 4 : 1;
     localparam integer SW        = SLOT_BITS < 4 ? 1 << SLOT_BITS : 16;
     localparam integer FW        = FIFO_LOG2 + 1;     // the FIFO's count
+    localparam integer ROOM_MAX_I = DEPTH - 4;        // entries + in flight that leave room
+    localparam [FW:0]  ROOM_MAX  = ROOM_MAX_I[FW:0];
 
     localparam [1:0] SRC_HOST = 2'd0, SRC_INT = 2'd1, SRC_EXT = 2'd2;
     localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
@@ -89,13 +91,13 @@ module tw_core #(
     reg [31:0] req_dat_q;
     wire       bus_hold;               // a jump or an ADVANCE sum is under way
     wire       cmd_wait;               // a CMD waits for the ticks in flight (VHOLD)
-    wire       req_cmd = req_we_q && req_adr_q == TW_REG_CMD;
+    reg        req_cmd;                // the request is a CMD write (decoded at capture)
     wire       dec     = req_v_q && !bus_hold && !(req_cmd && cmd_wait);
     reg        acc1_q, acc2_q;         // the access is in B1, in B2
     always @(posedge i_clk)
         if (i_rst) begin
             pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
-            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0;
+            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0; req_cmd <= 1'b0;
         end else begin
             if (!pend_q && i_wb_cyc && i_wb_stb && !o_wb_ack) begin
                 pend_q    <= 1'b1;
@@ -104,6 +106,7 @@ module tw_core #(
                 req_adr_q <= i_wb_adr;
                 req_dat_q <= i_wb_dat;
                 req_advrd_q <= !i_wb_we && i_wb_adr == TW_REG_ADVANCE;
+                req_cmd     <= i_wb_we && i_wb_adr == TW_REG_CMD;
             end else if (dec) begin
                 req_v_q <= 1'b0;
                 req_advrd_q <= 1'b0;
@@ -209,6 +212,8 @@ module tw_core #(
     reg        hold_q;                 // STATUS.HOLD
     reg        fly_q;                  // a tick decided before last clock is not yet past E
     reg [2:0]  cmd_fly_q;              // clocks a CMD is still in flight (B1 .. E)
+    reg        cmd_hold_q;             // cmd_fly_q > 1: the bus waits (B1 .. B6)
+    reg        cmd_fly_nz_q;           // cmd_fly_q != 0
     // Prescaler: counts presc_q .. 0 in two 16-bit halves, the high half's
     // borrow registered; reload_q is set in the clock it reads 0, and in
     // every clock while the source is not the prescaler (so that switching
@@ -227,7 +232,7 @@ module tw_core #(
     reg [2:0]  adv_st_q;
     reg [15:0] adv_add_hi_q;           // the written value's high half, for A_HI
     reg        adv_c_q;
-    wire       adv_busy = adv_st_q != 3'd0;
+    reg        adv_busy;               // adv_st_q != A_IDLE, registered beside it
     wire       j_run;                  // no virtual-time jump under way
     wire       j_lo_go, j_hi_go;       // a jump adds its low, then high, part
     reg [31:0] j_amt_q;
@@ -235,7 +240,7 @@ module tw_core #(
     // what is left without a decrement pending.
     wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q && j_run
                            && !adv_busy && !req_advrd_q && !(ctrl_vhold_q && (step_q || fly_q || (req_v_q && req_cmd)
-                                                              || cmd_fly_q != 3'd0));
+                                                              || cmd_fly_nz_q));
     wire       presc_hit = (pc_lo_q == 16'd1 && pc_hi_q == 16'd0 && !reload_q) || presc_q == 32'd0;
     wire       step_d    = step_host || (ctrl_src_q == SRC_INT && ptick_q)
                         || (ctrl_src_q == SRC_EXT && ext_q[1] && !ext_q[2]);
@@ -255,7 +260,7 @@ module tw_core #(
             step_q <= 1'b0; pc_lo_q <= 0; pc_hi_q <= 0; pc_borrow_q <= 1'b0; reload_q <= 1'b1; ptick_q <= 1'b0;
             ext_q <= 0;
             adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0; adv_pend_q <= 1'b0;
-            adv_st_q <= A_IDLE; adv_add_hi_q <= 0; adv_c_q <= 1'b0;
+            adv_st_q <= A_IDLE; adv_add_hi_q <= 0; adv_c_q <= 1'b0; adv_busy <= 1'b0;
         end else begin
             step_q <= step_d;
             ext_q  <= {ext_q[1:0], i_ext_tick};
@@ -271,6 +276,7 @@ module tw_core #(
             // ADVANCE: the decision's decrement, a jump's amount, or a sum.
             adv_pend_q <= step_host;
             adv_nz_q   <= step_host ? left_ge2 : left_ge1;
+            adv_busy   <= w_adv || (adv_st_q != A_IDLE && adv_st_q != A_FLAG);
             case (adv_st_q)
                 A_LO: begin
                     {adv_c_q, adv_lo_q} <= adv_sum_lo;
@@ -447,10 +453,11 @@ module tw_core #(
     reg [DLY_W-1:0] dly_mem [0:15];
     reg [3:0]       dly_wa;
     reg [DLY_W-1:0] dly_q;
+    wire [3:0]      dly_ra = dly_wa - 4'd3;   // 4 bits: the address wraps
     always @(posedge i_clk) begin
         dly_mem[dly_wa] <= {tick_v, c_lvl, c_slot};
-        dly_wa          <= dly_wa + 4'd1;
-        dly_q           <= dly_mem[dly_wa - 4'd3];
+        dly_wa          <= i_rst ? 4'd0 : dly_wa + 4'd1;   // any start works; reset keeps simulation defined
+        dly_q           <= dly_mem[dly_ra];
     end
     reg [LEVELS-1:0]    visit_h1, visit_h2, visit_g;
     reg                 late_h1, late_h2, late_g;
@@ -506,19 +513,26 @@ module tw_core #(
     // (a tick from C1 to E, a CMD from B1 to E) and what the count lags by
     // (the decisions of the last three clocks, one CMD) fit:
     // count + in flight + 4 <= DEPTH.
-    reg [3:0] fly_n_q;
-    wire      set_dec = dec && req_cmd;
+    // resv_q = FIFO_COUNT + in flight, kept as one count so that the room
+    // flag is a comparison with a constant.
+    reg [FW:0] resv_q;
+    wire       set_dec = dec && req_cmd;
+    wire       fifo_pop  = pop_fifo && !fifo_empty;
+    wire       fifo_push = push_e && push_ok;
     always @(posedge i_clk)
         if (i_rst) begin
-            fly_n_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0;
+            resv_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0; cmd_hold_q <= 1'b0; cmd_fly_nz_q <= 1'b0;
         end else begin
-            fly_n_q <= fly_n_q + {3'd0, step_q} + {3'd0, w_cmd} - {3'd0, step_e} - {3'd0, cmd_e};
-            room_q  <= {{(16-FW){1'b0}}, fifo_count} + {12'd0, fly_n_q} + 16'd4 <= DEPTH[15:0];
+            resv_q  <= resv_q + {{FW{1'b0}}, step_q} + {{FW{1'b0}}, w_cmd} + {{FW{1'b0}}, fifo_push}
+                       - {{FW{1'b0}}, step_e} - {{FW{1'b0}}, cmd_e} - {{FW{1'b0}}, fifo_pop};
+            room_q  <= resv_q <= ROOM_MAX;
             // Any tick from C1 to E, registered: with step_q, every tick
             // whose visit has not yet reached the FIFO and HOLD.
             fly_q   <= step_q || step_c_q || step_p_q || step_v || step_h1 || step_h2 || step_g || step_e;
             // A CMD from B1 until its entry is past E.
             cmd_fly_q <= set_dec ? 3'd7 : cmd_fly_q - {2'd0, cmd_fly_q != 3'd0};
+            cmd_hold_q <= set_dec || cmd_fly_q > 3'd2;
+            cmd_fly_nz_q <= set_dec || cmd_fly_q > 3'd1;
         end
     // With VHOLD a CMD is decoded only when no tick is in flight, so that a
     // late SET's entry stops time on the tick it was judged against.
@@ -631,6 +645,7 @@ module tw_core #(
     wire       n1_cm   = n1_gl[16] ? n1_gm1[16] : n1_gm0[16];
     wire [15:0] n1_mid = n1_gl[16] ? n1_gm1[15:0] : n1_gm0[15:0];
     wire [15:0] n1_hi  = n1_cm ? n1_gh1 : n1_gh0;
+    wire        n1_lo_lt = n1_gl[15:0] < horizon_q[15:0];
     always @(posedge i_clk) begin
         n1_gl  <= {1'b0, srch_next[15:0]} + {1'b0, ~tick_v[15:0]};
         n1_gm0 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]};
@@ -642,8 +657,12 @@ module tw_core #(
         n1_v   <= !i_rst && srch_valid && !srch_start_q;
         n1_f   <= srch_found;
         n2_gap <= {n1_hi, n1_mid, n1_gl[15:0]};
-        n2_within <= n1_f && n1_hi == 16'd0 && (n1_mid < horizon_q[31:16]
-                     || (n1_mid == horizon_q[31:16] && n1_gl[15:0] < horizon_q[15:0]));
+        // Both candidates compared, then picked: no multiplexer before a chain.
+        n2_within <= n1_f && (n1_cm ? n1_gh1 == 16'd0 : n1_gh0 == 16'd0)
+                     && (n1_gl[16] ? (n1_gm1[15:0] < horizon_q[31:16]
+                                      || (n1_gm1[15:0] == horizon_q[31:16] && n1_lo_lt))
+                                   : (n1_gm0[15:0] < horizon_q[31:16]
+                                      || (n1_gm0[15:0] == horizon_q[31:16] && n1_lo_lt)));
         n2_end <= {n1_eh + {23'd0, n1_el[24]}, n1_el[23:0]};
         n2_v   <= !i_rst && n1_v && srch_valid;
         n2_f   <= n1_f;
@@ -684,7 +703,7 @@ module tw_core #(
     assign j_hi_go = j_hi_q;
     // Also while a CMD is in flight, so that the next access sees its late
     // arm in the FIFO (and HOLD).
-    assign bus_hold = j_busy_q || adv_busy || w_adv || cmd_fly_q > 3'd1;
+    assign bus_hold = j_busy_q || adv_busy || w_adv || cmd_hold_q;
     always @(posedge i_clk) begin
         // Far: at least 32 ticks to go (2 with VHOLD, where the alternative
         // is a tick every ten clocks), from the gap two clocks old.

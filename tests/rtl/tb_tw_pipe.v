@@ -32,7 +32,7 @@ module tb_tw_pipe;
         input        cond;
         input [8*72-1:0] what;
         begin
-            if (!cond) begin
+            if (cond !== 1'b1) begin      // an unknown (x) fails too
                 $display("ERROR: %0s (cycle %0d)", what, cycles);
                 errors = errors + 1;
             end
