@@ -810,6 +810,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->now_hi_latch_q = np->next_hi_latch_q = 0;
         np->rd1_q = false;
         np->o_wb_dat = 0;
+        np->dly_wa = 0;
     }
 
     /* ------------------------------------------------- block RAMs */
