@@ -275,7 +275,7 @@ FUZZ_FLAGS := -g -O1 -std=c11 -Wall -Wextra -Werror -Ihost -fsanitize=fuzzer,add
 FUZZ_BINS  := $(BUILD)/fuzz/fuzz-api $(BUILD)/fuzz/fuzz-device
 HAVE_FUZZ_CC := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo 1)
 
-$(BUILD)/fuzz/fuzz-api: tests/fuzz/fuzz_api.c host/tickwheel.c host/tw_model.c
+$(BUILD)/fuzz/fuzz-api: tests/fuzz/fuzz_api.c host/tickwheel.c host/tw_model.c host/tw_search_model.c
 $(BUILD)/fuzz/fuzz-device: tests/fuzz/fuzz_device.c host/tickwheel.c
 $(FUZZ_BINS): tests/fuzz/fuzz_input.h host/tw_regs.h $(wildcard host/*.h) | $(BUILD)/.deps
 	@mkdir -p $(@D)

@@ -73,7 +73,7 @@ static inline void tw_dev_close(tw_dev *d)
 typedef struct tw_sim_config {
     unsigned levels;     /* 1..4 */
     unsigned slot_bits;  /* 2..12, levels * slot_bits <= 44 */
-    unsigned fifo_log2;  /* 1..12 */
+    unsigned fifo_log2;  /* 2..12 */
     const char *trace;   /* Verilator backend only: waveform file (FST), or NULL */
 } tw_sim_config;
 

@@ -1,113 +1,199 @@
-/* tickwheel C model: a cycle-accurate copy of rtl/tw_core.v and rtl/tw_evfifo.v.
+/* tickwheel C model: a cycle-accurate copy of rtl/tw_core.v (the pipelined
+ * core) with rtl/tw_bitmap.v, rtl/tw_evfifo.v and, through its own twin
+ * host/tw_search_model.c, rtl/tw_search.v.
  *
- * The state struct holds exactly the chip's flops; tw_model_edge() computes one
- * rising clock edge the way the always blocks do: every combinational value is
- * derived from the current state and inputs first, then all flops update at
- * once. A register access is two edges (request, then idle while ack falls),
- * the same protocol the Verilator backend drives, so both backends agree on
- * every read value and on the cycle at which everything happens.
+ * struct tw_flops holds the chip's flops; the bitmaps, the FIFO's memory and
+ * the entry delay RAM are beside it. tw_model_edge() computes one rising
+ * clock edge the way the always blocks do: every right-hand side reads the
+ * state from before the edge (the struct is copied, the copy updated), then
+ * the block RAMs are written and the search steps. A few flops are kept in
+ * a reduced form that gives the same values wherever they are read: the
+ * visit port's registered word and bypass as the visited bit it yields
+ * (hit_h1), the late check's three sign and borrow flops as its verdict
+ * (c_reached), the jump's byte comparisons as theirs (j_less), the NEXT
+ * stage's 16-bit parts as whole 48-bit sums (n1_gap, n1_end), and of the
+ * read multiplexer's three group registers the one the access reads.
  *
- * wait_irq has a fast path that jumps over runs of idle cycles whose outcome is
- * known in closed form: no bus access, the next-busy search finished and not
- * about to go stale, no busy slot visited, and the interrupt line not about to
- * rise. Everything else (a running search, a virtual-time jump, which takes
- * only a few edges per event) goes through the per-cycle edge function, which
- * itself takes a short path (quiet_edge) when only the search can move.
+ * A register access is driven as sim/tw_vl.cpp drives the Verilated chip:
+ * the request held until ack (at most ACK_WAIT_MAX edges), then one idle
+ * clock; power-up is the same reset clock and CAPS read. So both backends
+ * agree on every read value and on the cycle at which everything happens
+ * (docs/chip.md, "Bus and timing contract", gives the clocks).
+ *
+ * Quiet stretches are cheap. A state is quiet when an idle edge would move
+ * no flop but the delay RAM's address and output and nothing but the
+ * search's clock count: no tick, command, jump or ADVANCE sum under way and
+ * none about to start, everything that follows them settled (time stopped:
+ * ADVANCE spent, HOLD, or no tick source). The edge tells whether it was
+ * quiet; from a quiet state every idle edge up to the search's answer is
+ * quiet too, so waits run in closed form (skip_quiet()), and so do reads
+ * and ARM writes (fast_access()), the driver's STATUS polls among them. Any
+ * other edge is computed whole. Real-time stretches (the prescaler or the
+ * external input ticking) are computed edge by edge.
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tw_dev.h"
 #include "tw_err.h"
 #include "tw_regs.h"
+#include "tw_search_model.h"
 
 #define TICK_BITS 48u
 #define TICK_MASK ((UINT64_C(1) << TICK_BITS) - 1)
+#define HALF_MASK ((UINT32_C(1) << 24) - 1)
 #define MAX_LEVELS 4u
-#define MAX_SLOT_BITS 12u
-#define MAP_WORDS ((1u << MAX_SLOT_BITS) / 64u)
-#define WORD_ADDRS 64u /* 6-bit word address */
+#define MAX_WORDS 256u   /* 2^12 slots / 16 */
+#define ACK_WAIT_MAX 64  /* as sim/tw_vl.cpp */
 
 /* Word addresses, as the RTL decodes i_wb_adr. */
 enum {
-    ADR_ID = TW_REG_ID / 4,
-    ADR_VERSION = TW_REG_VERSION / 4,
-    ADR_CAPS = TW_REG_CAPS / 4,
+    ADR_ADVANCE = TW_REG_ADVANCE / 4,
     ADR_CTRL = TW_REG_CTRL / 4,
     ADR_PRESCALE = TW_REG_PRESCALE / 4,
     ADR_STATUS = TW_REG_STATUS / 4,
-    ADR_NOW_LO = TW_REG_NOW_LO / 4,
-    ADR_NOW_HI = TW_REG_NOW_HI / 4,
-    ADR_ADVANCE = TW_REG_ADVANCE / 4,
     ADR_ARM_LO = TW_REG_ARM_LO / 4,
     ADR_ARM_HI = TW_REG_ARM_HI / 4,
     ADR_CMD = TW_REG_CMD / 4,
-    ADR_EVT_INFO = TW_REG_EVT_INFO / 4,
     ADR_EVT_TICK = TW_REG_EVT_TICK / 4,
-    ADR_CNT_EVENTS = TW_REG_CNT_EVENTS / 4,
-    ADR_CNT_LATE = TW_REG_CNT_LATE / 4,
-    ADR_CNT_OVERFLOW = TW_REG_CNT_OVERFLOW / 4,
-    ADR_CNT_CMDS = TW_REG_CNT_CMDS / 4,
-    ADR_CNT_BUSERR = TW_REG_CNT_BUSERR / 4,
-    ADR_SEARCH = TW_REG_SEARCH / 4,
+    ADR_NOW_LO = TW_REG_NOW_LO / 4,
     ADR_NEXT_LO = TW_REG_NEXT_LO / 4,
-    ADR_NEXT_HI = TW_REG_NEXT_HI / 4,
+    ADR_SEARCH = TW_REG_SEARCH / 4,
     ADR_COALESCE = TW_REG_COALESCE / 4,
 };
 
 enum { SRC_HOST = 0, SRC_INT = 1, SRC_EXT = 2 };
 enum { OP_SET = 1, OP_CLEAR = 2, OP_CLEAR_ALL = 3 };
+enum { A_IDLE = 0, A_SETTLE1 = 1, A_SETTLE2 = 2, A_LO = 3, A_HI = 4, A_FLAG = 5 };
 
 /* One FIFO entry: {tick, visit mask, late arm, arm level, arm slot}. */
 typedef struct tw_entry {
     uint64_t tick;
-    uint8_t mask;
-    uint8_t late;
-    uint8_t level;
+    uint8_t mask, late, level;
     uint16_t slot;
 } tw_entry;
 
-typedef struct tw_model {
-    /* geometry (the RTL's parameters) */
-    unsigned levels, slot_bits, fifo_log2;
+/* The entry's tick, level and slot on their way from V to E. */
+typedef struct tw_dly {
+    uint64_t tick;
+    uint8_t lvl;
+    uint16_t slot;
+} tw_dly;
 
-    /* tw_core flops */
-    uint64_t now_q;
-    uint64_t busy_q[MAX_LEVELS][MAP_WORDS];
-    unsigned ctrl_src_q;
+typedef struct tw_flops {
+    /* bus: R and B0 */
+    bool pend_q, req_v_q, req_we_q, req_advrd_q;
+    uint8_t req_adr_q;
+    uint32_t req_dat_q;
+    bool acc1_q, acc2_q, o_wb_ack;
+    /* B1 strobes */
+    bool w_ctrl, w_presc, w_status, w_adv, w_arm_lo, w_arm_hi, w_cmd, w_search, w_coal;
+    bool r_acc, r_pop, r_now_lo, r_next_lo, bad_acc;
+    bool wop_set, wop_clear, wop_clear_all, wcmd_ok;
+    uint8_t wcmd_wr;
+    /* control registers */
+    uint8_t ctrl_src_q;
     bool ctrl_irq_en_q, ctrl_vhold_q;
-    uint32_t prescale_q, presc_cnt_q;
-    uint32_t adv_rem_q;
-    uint32_t arm_lo_q;
-    uint16_t arm_hi_q;
-    uint16_t now_hi_snap_q;
-    bool overflow_q, hold_q, cmd_err_q;
-    unsigned consumed_mask_q;
-    bool consumed_late_q;
-    unsigned ext_sync_q; /* bit 0 first synchroniser stage, bit 2 edge history */
+    uint32_t presc_q, arm_lo_q, horizon_q;
+    uint16_t arm_hi_q, coal_holdoff_q, coal_thresh_q;
+    /* step decision, prescaler, ADVANCE */
+    bool step_q, room_q, hold_q, fly_q;
+    uint8_t cmd_fly_q;
+    uint16_t pc_lo_q, pc_hi_q;
+    bool pc_borrow_q, reload_q, ptick_q;
+    uint8_t ext_q;
+    uint16_t adv_lo_q, adv_hi_q;
+    bool adv_borrow_q, adv_nz_q, adv_pend_q;
+    uint8_t adv_st_q;
+    uint16_t adv_add_hi_q;
+    bool adv_c_q;
+    uint32_t j_amt_q;
+    /* counter: C1, C2, P */
+    uint32_t lo_q, hi_q, lo_d_q, lo_add_q;
+    bool carry_q, step_c_q, step_p_q;
+    uint8_t zero_p;
+    /* V */
+    uint64_t tick_v;
+    uint8_t visit_v;
+    bool step_v;
+    /* commands, B1 and V */
+    bool c_set, c_clear, c_clear_all, c_bad, c_any, bm_clear, c_reached;
+    uint8_t c_wr, c_lvl, c_match;
+    uint16_t c_slot;
+    /* search start */
+    bool srch_start_q;
+    uint64_t srch_base_q;
+    /* H1, H2, G, E (the delay RAM's address and output are last, below) */
+    uint8_t hit_h1, hit_h2, hit_g;
+    bool late_h1, late_h2, late_g, step_h1, step_h2, step_g, cmd_h1, cmd_h2, cmd_g;
+    uint8_t hit_e, n_ev_e;
+    bool push_e, late_e, step_e, cmd_e;
+    /* FIFO */
+    uint16_t rd_ptr_q, wr_ptr_q, count_q;
+    bool pop_fifo;
+    uint8_t fly_n_q;
+    /* status and statistics */
+    bool overflow_q, cmd_err_q;
     uint32_t cnt_events_q, cnt_late_q, cnt_overflow_q, cnt_cmds_q, cnt_buserr_q;
-    uint16_t coal_holdoff_q, coal_thresh_q;
-    uint16_t irq_age_q;
-    uint32_t horizon_q;
-    uint16_t next_hi_snap_q;
-    bool o_wb_ack;
+    /* event read-out */
+    tw_entry head_q;
+    bool empty1_q, consumed_late_q, sel_late_q, sel_last_q, sel_empty_q;
+    uint8_t consumed_mask_q, sel_level_q, sel_bit_q;
+    uint32_t evt_info_q;
+    /* the answer against time: N1, N2, N3 */
+    uint64_t n1_gap, n1_end, n2_gap, n2_end, next_q;
+    bool n1_v, n1_f, n2_v, n2_f, n2_within, searching_q;
+    /* the jump */
+    bool j_far_q, j_adv_far_q, j_go_q;
+    bool j_wait_q, j_cmp_q, j_sel_q, j_carry_q, j_end_q, j_busy_q, j_lo_q, j_hi_q;
+    uint8_t j_wc, j_cool;
+    bool j_seen, j_big, j_bad, j_less;
+    /* interrupt */
+    uint16_t age_q;
+    bool age_due_q, thresh_due_q, irq_q;
+    /* read multiplexer */
+    uint16_t now_hi_latch_q, next_hi_latch_q;
+    uint32_t grp_q; /* the group register the access in B1 picked */
+    bool rd1_q;
     uint32_t o_wb_dat;
+    /* Last, so that quiet() can leave them out: the entry delay RAM's write
+     * address and output, read only by a push. */
+    uint8_t dly_wa;
+    tw_dly dly_q;
+} tw_flops;
 
-    /* next-busy search flops */
-    bool s_run_q, s_valid_q, s_found_q;
-    unsigned s_lvl_q; /* LVL_W = 2 bits */
-    unsigned s_i_q;   /* words scanned at this level, 0 .. NWORDS */
-    uint64_t s_base_q, s_best_q;
+typedef struct tw_model {
+    /* geometry (the RTL's parameters) and what follows from it */
+    unsigned levels, slot_bits, fifo_log2;
+    unsigned sw_log2;
+    uint32_t lo_mask[MAX_LEVELS], hi_mask[MAX_LEVELS];
 
-    /* tw_evfifo flops; mem_q is not reset, as in the RTL */
-    tw_entry *mem_q;
-    unsigned rd_ptr_q, wr_ptr_q, count_q;
+    tw_flops fbuf[2], *f; /* the state, in one of two buffers */
+    size_t flops_size;
+    /* block RAMs: the bitmaps (as their search ports read them, bit i of
+     * word w slot w * SW + i), the FIFO's memory, the entry delay RAM */
+    uint16_t map[MAX_LEVELS][MAX_WORDS];
+    tw_entry *fifo_mem;
+    tw_dly dly_mem[4]; /* of 16 words only the last four written are read */
+    struct tw_search_model srch;
+    const uint16_t *words[TW_SEARCH_MAX_LEVELS];
 
     /* inputs held between calls, and the edge count */
     bool ext_tick;
     uint64_t cycles;
+    /* An idle edge would change no flop but the delay RAM's address and
+     * output, no memory but that RAM, and the search only by its clock
+     * count (quiet_edges() says for how many edges). */
+    bool quiet;
+    /* What the flops computed from the request's data (and tick_p and the
+     * armed tick) were last computed from: unchanged inputs, unchanged
+     * flops. */
+    bool decoded, cmd_in_ok;
+    uint32_t decoded_dat, cmd_in_dat;
+    uint64_t cmd_in_tick, cmd_in_arm;
 } tw_model;
 
 typedef struct tw_bus_in {
@@ -118,832 +204,832 @@ typedef struct tw_bus_in {
 
 static const tw_bus_in bus_idle = { false, false, false, false, 0, 0 };
 
-static unsigned slots_of(const tw_model *m) { return 1u << m->slot_bits; }
-static unsigned fifo_depth(const tw_model *m) { return 1u << m->fifo_log2; }
-static bool fifo_full(const tw_model *m) { return m->count_q == fifo_depth(m); }
-static bool fifo_empty(const tw_model *m) { return m->count_q == 0; }
-/* The search scans SW = min(16, 2^b) slots of one level a cycle. */
-static unsigned search_sw_log2(const tw_model *m) { return m->slot_bits < 4 ? m->slot_bits : 4u; }
-
-/* Coalescing: enough entries, or non-empty long enough, or held or full. */
-static bool irq_due(const tw_model *m)
-{
-    return m->hold_q || fifo_full(m) || m->count_q >= m->coal_thresh_q
-        || m->irq_age_q >= m->coal_holdoff_q;
-}
-static bool irq_line(const tw_model *m)
-{
-    return m->ctrl_irq_en_q && !fifo_empty(m) && irq_due(m);
-}
-
-/* The search's answer is usable: finished, and still ahead of now (time may
- * pass it while the search runs). */
-static bool search_ok(const tw_model *m)
-{
-    uint64_t best_dist = (m->s_best_q - m->now_q) & TICK_MASK;
-    bool best_ahead = best_dist != 0 && !((best_dist >> (TICK_BITS - 1)) & 1u);
-    return m->s_valid_q && (!m->s_found_q || best_ahead);
-}
-
-/* NEXT: the search's answer capped at now + horizon, 0 while not usable. */
-static uint64_t next_tick(const tw_model *m)
-{
-    if (!search_ok(m))
-        return 0;
-    if (m->s_found_q && ((m->s_best_q - m->now_q) & TICK_MASK) <= m->horizon_q)
-        return m->s_best_q;
-    return (m->now_q + m->horizon_q) & TICK_MASK;
-}
-
-static bool busy_bit(const tw_model *m, unsigned level, unsigned slot)
-{
-    return (m->busy_q[level][slot / 64] >> (slot % 64)) & 1u;
-}
-
 static unsigned popcount4(unsigned v)
 {
     return (v & 1u) + ((v >> 1) & 1u) + ((v >> 2) & 1u) + ((v >> 3) & 1u);
 }
 
-/* Everything the always @(*) blocks and continuous assignments compute from
- * the current state and inputs, before the edge. */
-typedef struct tw_comb {
-    bool acc, wr, rd;
-    bool adv_step, step;
-    uint64_t adv_amt, step_amt, now_next;
-    unsigned hit; /* one bit per level */
-    bool cmd_wr, cmd_set, cmd_clear, cmd_clear_all, cmd_bad;
-    unsigned cmd_lvl, cmd_sl;
-    bool late, push, push_ok, do_push;
-    bool pop_evt, ev_last, rem_late;
-    unsigned vis_bit;
-    unsigned n_events;
-    uint32_t rdata;
-    bool addr_ok;
-    bool fifo_empty; /* before the edge: irq_age_q needs it after the FIFO moved */
-    uint64_t next_tick;
-    /* next-busy search */
-    bool s_start, s_hit, s_better, s_level_done;
-    uint64_t s_cand;
-} tw_comb;
-
-/* The head entry's next event, in the order EVT_INFO hands them out. */
-typedef struct tw_head_view {
-    const tw_entry *head;
-    bool rem_late;
-    unsigned rem_mask, vis_level, vis_bit;
-    unsigned ev_level, ev_slot;
-    bool ev_last;
-} tw_head_view;
-
-static tw_head_view head_view(const tw_model *m)
+static bool map_bit(const tw_model *m, unsigned level, unsigned slot)
 {
-    tw_head_view v;
-    /* o_head is mem_q[rd_ptr_q] even when the FIFO is empty. */
-    v.head = &m->mem_q[m->rd_ptr_q];
-    v.rem_late = v.head->late && !m->consumed_late_q;
-    v.rem_mask = v.head->mask & ~m->consumed_mask_q & ((1u << m->levels) - 1u);
-    v.vis_level = 0;
-    v.vis_bit = 0;
-    for (unsigned k = 0; k < m->levels; k++) {
-        if (v.rem_mask & (1u << k)) {
-            v.vis_level = k;
-            v.vis_bit = 1u << k;
-            break;
-        }
-    }
-    unsigned slot_mask = slots_of(m) - 1u;
-    if (v.rem_late) {
-        v.ev_level = v.head->level;
-        v.ev_slot = v.head->slot;
-        v.ev_last = v.rem_mask == 0;
-    } else {
-        v.ev_level = v.vis_level;
-        v.ev_slot = (unsigned)(v.head->tick >> (v.vis_level * m->slot_bits)) & slot_mask;
-        v.ev_last = (v.rem_mask & ~v.vis_bit) == 0;
-    }
-    return v;
+    return (m->map[level][slot >> m->sw_log2] >> (slot & ((1u << m->sw_log2) - 1u))) & 1u;
+}
+
+static uint32_t caps_value(const tw_model *m)
+{
+    return ((uint32_t)m->levels << TW_CAPS_LEVELS_LSB) | ((uint32_t)m->slot_bits << TW_CAPS_SLOT_BITS_LSB)
+         | ((uint32_t)m->fifo_log2 << TW_CAPS_FIFO_LOG2_LSB) | ((uint32_t)TICK_BITS << TW_CAPS_TICK_BITS_LSB);
+}
+
+static bool adv_busy(const tw_flops *f) { return f->adv_st_q != A_IDLE; }
+
+static bool advancing(const tw_flops *f)
+{
+    return f->adv_nz_q || adv_busy(f) || f->step_q || f->fly_q || f->j_busy_q;
 }
 
 static uint32_t status_value(const tw_model *m)
 {
-    return ((uint32_t)m->overflow_q << TW_STATUS_OVERFLOW_LSB)
-         | ((uint32_t)m->hold_q << TW_STATUS_HOLD_LSB)
-         | ((uint32_t)m->cmd_err_q << TW_STATUS_CMD_ERR_LSB)
-         | ((uint32_t)(m->adv_rem_q != 0) << TW_STATUS_ADVANCING_LSB)
-         | ((uint32_t)irq_line(m) << TW_STATUS_IRQ_LSB)
-         | ((uint32_t)!search_ok(m) << TW_STATUS_SEARCHING_LSB)
-         | ((uint32_t)m->count_q << TW_STATUS_FIFO_COUNT_LSB);
+    const tw_flops *f = m->f;
+    return ((uint32_t)f->count_q << TW_STATUS_FIFO_COUNT_LSB)
+         | ((uint32_t)f->searching_q << TW_STATUS_SEARCHING_LSB)
+         | ((uint32_t)f->irq_q << TW_STATUS_IRQ_LSB)
+         | ((uint32_t)advancing(f) << TW_STATUS_ADVANCING_LSB)
+         | ((uint32_t)f->cmd_err_q << TW_STATUS_CMD_ERR_LSB)
+         | ((uint32_t)f->hold_q << TW_STATUS_HOLD_LSB)
+         | ((uint32_t)f->overflow_q << TW_STATUS_OVERFLOW_LSB);
 }
 
-static void read_mux(const tw_model *m, const tw_bus_in *in, const tw_head_view *hv,
-                     uint32_t *rdata, bool *addr_ok)
+/* The read multiplexer's first stage: the group register that address adr
+ * selects, from the state of this clock (B1). */
+static uint32_t read_group(const tw_model *m, unsigned adr)
 {
-    uint32_t r = 0;
-    bool ok = true;
-    switch (in->adr) {
-    case ADR_ID:
-        r = TW_ID_MAGIC;
-        ok = !in->we;
-        break;
-    case ADR_VERSION:
-        r = (TW_VERSION_MAJOR << 16) | TW_VERSION_MINOR;
-        ok = !in->we;
-        break;
-    case ADR_CAPS:
-        r = ((uint32_t)m->levels << TW_CAPS_LEVELS_LSB)
-          | ((uint32_t)m->slot_bits << TW_CAPS_SLOT_BITS_LSB)
-          | ((uint32_t)m->fifo_log2 << TW_CAPS_FIFO_LOG2_LSB)
-          | ((uint32_t)TICK_BITS << TW_CAPS_TICK_BITS_LSB);
-        ok = !in->we;
-        break;
-    case ADR_CTRL:
-        r = ((uint32_t)m->ctrl_vhold_q << TW_CTRL_VHOLD_LSB)
-          | ((uint32_t)m->ctrl_irq_en_q << TW_CTRL_IRQ_EN_LSB)
-          | ((uint32_t)m->ctrl_src_q << TW_CTRL_TICK_SRC_LSB);
-        break;
-    case ADR_PRESCALE:
-        r = m->prescale_q;
-        break;
-    case ADR_STATUS:
-        r = status_value(m);
-        break;
-    case ADR_NOW_LO:
-        r = (uint32_t)m->now_q;
-        ok = !in->we;
-        break;
-    case ADR_NOW_HI:
-        r = m->now_hi_snap_q;
-        ok = !in->we;
-        break;
-    case ADR_ADVANCE:
-        r = m->adv_rem_q;
-        break;
-    case ADR_ARM_LO:
-        r = m->arm_lo_q;
-        break;
-    case ADR_ARM_HI:
-        r = m->arm_hi_q;
-        break;
-    case ADR_CMD:
-        ok = in->we;
-        break;
-    case ADR_EVT_INFO: /* all zero when empty: the stale head is never shown */
-        if (!fifo_empty(m))
-            r = TW_EVT_INFO_VALID_MASK
-              | ((uint32_t)hv->rem_late << TW_EVT_INFO_LATE_LSB)
-              | ((uint32_t)hv->ev_level << TW_EVT_INFO_LEVEL_LSB)
-              | ((uint32_t)hv->ev_slot << TW_EVT_INFO_SLOT_LSB)
-              | (uint32_t)((hv->head->tick >> 32) & 0xFFFFu);
-        ok = !in->we;
-        break;
-    case ADR_EVT_TICK:
-        if (!fifo_empty(m))
-            r = (uint32_t)hv->head->tick;
-        ok = !in->we;
-        break;
-    case ADR_CNT_EVENTS:
-        r = m->cnt_events_q;
-        ok = !in->we;
-        break;
-    case ADR_CNT_LATE:
-        r = m->cnt_late_q;
-        ok = !in->we;
-        break;
-    case ADR_CNT_OVERFLOW:
-        r = m->cnt_overflow_q;
-        ok = !in->we;
-        break;
-    case ADR_CNT_CMDS:
-        r = m->cnt_cmds_q;
-        ok = !in->we;
-        break;
-    case ADR_CNT_BUSERR:
-        r = m->cnt_buserr_q;
-        ok = !in->we;
-        break;
-    case ADR_SEARCH:
-        r = m->horizon_q;
-        break;
-    case ADR_NEXT_LO:
-        r = (uint32_t)next_tick(m);
-        ok = !in->we;
-        break;
-    case ADR_NEXT_HI:
-        r = m->next_hi_snap_q;
-        ok = !in->we;
-        break;
-    case ADR_COALESCE:
-        r = ((uint32_t)m->coal_thresh_q << TW_COALESCE_THRESH_LSB)
-          | ((uint32_t)m->coal_holdoff_q << TW_COALESCE_HOLDOFF_LSB);
-        break;
-    default:
-        ok = false;
-        break;
-    }
-    *rdata = r;
-    *addr_ok = ok;
-}
-
-/* The next-busy search's combinational part: one word of SW slots of level
- * s_lvl_q, in circular order from the slot after the level's pointer in
- * s_base_q, judged against the counter after this cycle's step. */
-static void search_comb(const tw_model *m, uint64_t now_next, bool bitmap_cmd, tw_comb *c)
-{
-    unsigned slot_mask = slots_of(m) - 1u;
-    /* SW and NWORDS are powers of two: shifts and masks, not division
-     * (this runs on every edge). */
-    unsigned sw_log2 = search_sw_log2(m);
-    unsigned sw = 1u << sw_log2, nwords = slots_of(m) >> sw_log2;
-    uint64_t sw_mask = (UINT64_C(1) << sw) - 1u;
-    unsigned shift = m->s_lvl_q * m->slot_bits;
-    unsigned p = (unsigned)(m->s_base_q >> shift) & slot_mask;
-    unsigned q = (p + 1u) & slot_mask;
-    unsigned qw = q >> sw_log2, qb = q & (sw - 1u);
-    unsigned widx = (qw + m->s_i_q) & (nwords - 1u);
-    uint64_t hits = 0;
-    if (m->s_lvl_q < m->levels) { /* s_map is all zero otherwise */
-        unsigned bit0 = widx * sw; /* SW divides 64: one map word holds it */
-        hits = (m->busy_q[m->s_lvl_q][bit0 / 64u] >> (bit0 % 64u)) & sw_mask;
-    }
-    if (m->s_i_q == 0)
-        hits &= (sw_mask << qb) & sw_mask;
-    if (m->s_i_q == nwords)
-        hits &= ~(sw_mask << qb) & sw_mask;
-    c->s_hit = hits != 0;
-    unsigned j = hits ? (unsigned)__builtin_ctzll(hits) : 0u;
-    /* 32-bit integer arithmetic, as the always block's integers */
-    uint32_t o = (uint32_t)m->s_i_q * sw + j - qb + 1u;
-    uint64_t low = (UINT64_C(1) << shift) - 1u;
-    c->s_cand = ((m->s_base_q & ~low) + ((uint64_t)o << shift)) & TICK_MASK;
-    c->s_better = !m->s_found_q || ((c->s_cand - m->s_base_q) & TICK_MASK)
-                                      < ((m->s_best_q - m->s_base_q) & TICK_MASK);
-    c->s_level_done = c->s_hit || m->s_i_q == nwords;
-
-    uint64_t best_ahead = (m->s_best_q - now_next) & TICK_MASK;
-    bool stale = m->s_valid_q && m->s_found_q
-                 && (best_ahead == 0 || ((best_ahead >> (TICK_BITS - 1)) & 1u));
-    c->s_start = (!m->s_run_q && !m->s_valid_q) || stale || bitmap_cmd;
-}
-
-static tw_comb combinational(const tw_model *m, const tw_bus_in *in)
-{
-    tw_comb c;
-    unsigned slot_mask = slots_of(m) - 1u;
-
-    c.acc = in->cyc && in->stb && !m->o_wb_ack;
-    c.wr = c.acc && in->we;
-    c.rd = c.acc && !in->we;
-
-    /* tick source */
-    bool presc_pulse = m->ctrl_src_q == SRC_INT && m->presc_cnt_q == 0;
-    bool ext_rise = m->ctrl_src_q == SRC_EXT && ((m->ext_sync_q >> 1) & 1u)
-                    && !((m->ext_sync_q >> 2) & 1u);
-    c.adv_step = m->ctrl_src_q == SRC_HOST && m->adv_rem_q != 0 && !m->hold_q
-                 && !fifo_full(m);
-    /* Virtual time jumps to the tick before the search's answer, or by all
-     * that is left if nothing is busy; one tick while the search runs, or
-     * when time already passed the answer while the search ran. */
-    uint64_t quiet_ticks = (m->s_best_q - m->now_q - 1u) & TICK_MASK;
-    uint64_t adv_left = m->adv_rem_q;
-    uint64_t adv_jump = !m->s_found_q || quiet_ticks > adv_left ? adv_left : quiet_ticks;
-    bool may_jump = search_ok(m) && adv_jump != 0;
-    c.adv_amt = may_jump ? adv_jump : 1u;
-    c.step = presc_pulse || ext_rise || c.adv_step;
-    c.step_amt = c.adv_step ? c.adv_amt : (c.step ? 1u : 0u);
-    c.now_next = (m->now_q + c.step_amt) & TICK_MASK;
-
-    /* visits */
-    unsigned vslot[MAX_LEVELS];
-    c.hit = 0;
-    for (unsigned k = 0; k < m->levels; k++) {
-        unsigned shift = k * m->slot_bits;
-        vslot[k] = (unsigned)(c.now_next >> shift) & slot_mask;
-        bool visit = c.step && (k == 0 || (c.now_next & ((UINT64_C(1) << shift) - 1u)) == 0);
-        if (visit && busy_bit(m, k, vslot[k]))
-            c.hit |= 1u << k;
-    }
-
-    /* commands */
-    c.cmd_wr = c.wr && in->adr == ADR_CMD;
-    unsigned cmd_op = (in->dat & TW_CMD_OP_MASK) >> TW_CMD_OP_LSB;
-    unsigned cmd_level = (in->dat & TW_CMD_LEVEL_MASK) >> TW_CMD_LEVEL_LSB;
-    unsigned cmd_slot = (in->dat & TW_CMD_SLOT_MASK) >> TW_CMD_SLOT_LSB;
-    bool target_ok = cmd_level < m->levels && cmd_slot < slots_of(m);
-    c.cmd_set = c.cmd_wr && cmd_op == OP_SET && target_ok;
-    c.cmd_clear = c.cmd_wr && cmd_op == OP_CLEAR && target_ok;
-    c.cmd_clear_all = c.cmd_wr && cmd_op == OP_CLEAR_ALL;
-    c.cmd_bad = c.cmd_wr && !(c.cmd_set || c.cmd_clear || c.cmd_clear_all);
-    c.cmd_lvl = cmd_level & 3u; /* LVL_W = 2 bits */
-    c.cmd_sl = cmd_slot & slot_mask;
-
-    /* race-free arming, modular over the 48-bit counter */
-    uint64_t arm_tick = ((uint64_t)m->arm_hi_q << 32) | m->arm_lo_q;
-    uint64_t arm_ahead = (arm_tick - c.now_next) & TICK_MASK;
-    bool arm_passed = arm_ahead == 0 || ((arm_ahead >> (TICK_BITS - 1)) & 1u);
-    bool arm_seen = false;
-    for (unsigned k = 0; k < m->levels; k++)
-        if (c.cmd_lvl == k && ((c.hit >> k) & 1u) && vslot[k] == c.cmd_sl)
-            arm_seen = true;
-    c.late = c.cmd_set && arm_passed && !arm_seen;
-
-    /* event FIFO. The head's view, the read mux and NEXT matter only to a
-     * bus access (a pop is a read, rdata and next_tick are latched on reads,
-     * addr_ok counts on accesses), so edges without one skip them: the
-     * model's speed is the simulator's, most edges are idle ones. */
-    tw_head_view hv = {0};
-    if (c.acc)
-        hv = head_view(m);
-    c.pop_evt = c.rd && in->adr == ADR_EVT_TICK && !fifo_empty(m);
-    c.push = c.hit != 0 || c.late;
-    c.rem_late = hv.rem_late;
-    c.vis_bit = hv.vis_bit;
-    c.ev_last = hv.ev_last;
-    bool do_pop = c.pop_evt && c.ev_last; /* pop_evt already implies non-empty */
-    c.push_ok = !fifo_full(m) || do_pop;
-    c.do_push = c.push && c.push_ok;
-
-    c.n_events = (c.late ? 1u : 0u) + popcount4(c.hit);
-
-    c.rdata = 0;
-    c.addr_ok = true;
-    if (c.acc)
-        read_mux(m, in, &hv, &c.rdata, &c.addr_ok);
-    c.fifo_empty = fifo_empty(m);
-    c.next_tick = c.rd ? next_tick(m) : 0;
-
-    search_comb(m, c.now_next, c.cmd_set || c.cmd_clear || c.cmd_clear_all, &c);
-    return c;
-}
-
-/* The next-busy search's flops at the edge: a start wins over the running
- * search's update. */
-static void search_update(tw_model *m, const tw_comb *c, uint64_t now_next)
-{
-    if (c->s_start) {
-        m->s_run_q = true;
-        m->s_valid_q = false;
-        m->s_found_q = false;
-        m->s_lvl_q = 0;
-        m->s_i_q = 0;
-        m->s_base_q = now_next;
-    } else if (m->s_run_q) {
-        if (c->s_hit && c->s_better) {
-            m->s_best_q = c->s_cand;
-            m->s_found_q = true;
-        }
-        if (!c->s_level_done) {
-            m->s_i_q++;
-        } else if (m->s_lvl_q == ((m->levels - 1u) & 3u)) {
-            m->s_run_q = false;
-            m->s_valid_q = true;
-        } else {
-            m->s_lvl_q = (m->s_lvl_q + 1u) & 3u;
-            m->s_i_q = 0;
-        }
+    const tw_flops *f = m->f;
+    switch (adr) {
+    case 0: return TW_ID_MAGIC;
+    case 1: return (TW_VERSION_MAJOR << TW_VERSION_MAJOR_LSB) | (TW_VERSION_MINOR << TW_VERSION_MINOR_LSB);
+    case 2: return caps_value(m);
+    case 3:
+        return ((uint32_t)f->ctrl_vhold_q << TW_CTRL_VHOLD_LSB) | ((uint32_t)f->ctrl_irq_en_q << TW_CTRL_IRQ_EN_LSB)
+             | ((uint32_t)f->ctrl_src_q << TW_CTRL_TICK_SRC_LSB);
+    case 4: return f->presc_q;
+    case 5: return status_value(m);
+    case 6: return f->lo_d_q | (f->hi_q << 24); /* tick_p[31:0] */
+    case 7: return f->now_hi_latch_q;
+    case 8: return ((uint32_t)(uint16_t)(f->adv_hi_q - f->adv_borrow_q) << 16) | f->adv_lo_q;
+    case 9: return f->arm_lo_q;
+    case 10: return f->arm_hi_q;
+    case 12: return f->evt_info_q;
+    case 13: return f->empty1_q ? 0 : (uint32_t)f->head_q.tick;
+    case 14: return f->cnt_events_q;
+    case 15: return f->cnt_late_q;
+    case 16: return f->cnt_overflow_q;
+    case 17: return f->cnt_cmds_q;
+    case 18: return f->cnt_buserr_q;
+    case 19: return f->horizon_q;
+    case 20: return (uint32_t)f->next_q;
+    case 21: return f->next_hi_latch_q;
+    case 22: return ((uint32_t)f->coal_thresh_q << 16) | f->coal_holdoff_q;
+    default: return 0;
     }
 }
 
-/* A bus write's effect on the plain registers (CTRL, PRESCALE, ARM_*,
- * SEARCH, COALESCE); every other write effect is the edge's own. */
-static void write_reg(tw_model *m, const tw_bus_in *in)
+/* The access names a register that allows it (d_addr_ok). */
+static bool addr_ok(unsigned adr, bool we)
 {
-    switch (in->adr) {
-    case ADR_CTRL:
-        m->ctrl_src_q = (in->dat & TW_CTRL_TICK_SRC_MASK) >> TW_CTRL_TICK_SRC_LSB;
-        m->ctrl_irq_en_q = (in->dat & TW_CTRL_IRQ_EN_MASK) != 0;
-        m->ctrl_vhold_q = (in->dat & TW_CTRL_VHOLD_MASK) != 0;
-        break;
-    case ADR_PRESCALE:
-        m->prescale_q = in->dat;
-        break;
-    case ADR_ARM_LO:
-        m->arm_lo_q = in->dat;
-        break;
-    case ADR_ARM_HI:
-        m->arm_hi_q = (uint16_t)in->dat;
-        break;
-    case ADR_SEARCH:
-        m->horizon_q = in->dat;
-        break;
-    case ADR_COALESCE:
-        m->coal_holdoff_q = (uint16_t)((in->dat & TW_COALESCE_HOLDOFF_MASK)
-                                       >> TW_COALESCE_HOLDOFF_LSB);
-        m->coal_thresh_q = (uint16_t)((in->dat & TW_COALESCE_THRESH_MASK)
-                                      >> TW_COALESCE_THRESH_LSB);
-        break;
-    default:
-        break;
-    }
-}
-
-/* One rising edge of i_clk, all of the chip's work. */
-static void full_edge(tw_model *m, const tw_bus_in *in)
-{
-    const tw_comb c = combinational(m, in);
-    bool do_pop = c.pop_evt && c.ev_last;
-
-    m->cycles++;
-
-    /* tw_evfifo: the memory write is not gated by reset, as in the RTL. */
-    if (c.do_push) {
-        tw_entry *e = &m->mem_q[m->wr_ptr_q];
-        e->tick = c.now_next;
-        e->mask = (uint8_t)c.hit;
-        e->late = c.late;
-        e->level = (uint8_t)c.cmd_lvl;
-        e->slot = (uint16_t)c.cmd_sl;
-    }
-
-    /* busy bitmap block */
-    if (in->rst || c.cmd_clear_all) {
-        memset(m->busy_q, 0, sizeof m->busy_q);
-    } else if (c.cmd_set || c.cmd_clear) {
-        uint64_t bit = UINT64_C(1) << (c.cmd_sl % 64);
-        uint64_t *word = &m->busy_q[c.cmd_lvl][c.cmd_sl / 64];
-        *word = c.cmd_set ? (*word | bit) : (*word & ~bit);
-    }
-
-    if (in->rst) {
-        m->rd_ptr_q = 0;
-        m->wr_ptr_q = 0;
-        m->count_q = 0;
-
-        m->now_q = 0;
-        m->ctrl_src_q = SRC_HOST;
-        m->ctrl_irq_en_q = false;
-        m->ctrl_vhold_q = false;
-        m->prescale_q = 0;
-        m->presc_cnt_q = 0;
-        m->adv_rem_q = 0;
-        m->arm_lo_q = 0;
-        m->arm_hi_q = 0;
-        m->now_hi_snap_q = 0;
-        m->overflow_q = false;
-        m->hold_q = false;
-        m->cmd_err_q = false;
-        m->consumed_mask_q = 0;
-        m->consumed_late_q = false;
-        m->ext_sync_q = 0;
-        m->cnt_events_q = 0;
-        m->cnt_late_q = 0;
-        m->cnt_overflow_q = 0;
-        m->cnt_cmds_q = 0;
-        m->cnt_buserr_q = 0;
-        m->coal_holdoff_q = 0;
-        m->coal_thresh_q = 0;
-        m->irq_age_q = 0;
-        m->horizon_q = UINT32_MAX;
-        m->next_hi_snap_q = 0;
-        m->o_wb_ack = false;
-        m->o_wb_dat = 0;
-
-        m->s_run_q = false;
-        m->s_valid_q = false;
-        m->s_found_q = false;
-        m->s_lvl_q = 0;
-        m->s_i_q = 0;
-        m->s_base_q = 0;
-        m->s_best_q = 0;
-        return;
-    }
-
-    unsigned mask_ptr = fifo_depth(m) - 1u;
-    if (c.do_push)
-        m->wr_ptr_q = (m->wr_ptr_q + 1u) & mask_ptr;
-    if (do_pop)
-        m->rd_ptr_q = (m->rd_ptr_q + 1u) & mask_ptr;
-    if (c.do_push && !do_pop)
-        m->count_q++;
-    else if (do_pop && !c.do_push)
-        m->count_q--;
-
-    /* Nonblocking assignments: every right-hand side below reads the state
-     * from before the edge, which is still in *m until it is overwritten,
-     * and no flop is read after it has been assigned. */
-    /* 33-bit adv_sum; adv_amt <= adv_rem_q whenever adv_step. */
-    uint64_t adv_taken = c.adv_step ? (c.adv_amt & ((UINT64_C(1) << 33) - 1u)) : 0u;
-    uint64_t adv_sum = ((uint64_t)m->adv_rem_q - adv_taken
-                        + ((c.wr && in->adr == ADR_ADVANCE) ? in->dat : 0u))
-                     & ((UINT64_C(1) << 33) - 1u);
-    /* The age saturates at 0xFFFF, also on a jump of 2^16 ticks or more. */
-    uint32_t age_sum = (uint32_t)m->irq_age_q + (uint32_t)(c.step_amt & 0xFFFFu);
-    bool age_sat = (age_sum >> 16) || (c.step_amt >> 16);
-
-    m->o_wb_ack = c.acc;
-    if (c.rd)
-        m->o_wb_dat = c.rdata;
-    if (c.rd && in->adr == ADR_NOW_LO)
-        m->now_hi_snap_q = (uint16_t)(m->now_q >> 32);
-    if (c.rd && in->adr == ADR_NEXT_LO)
-        m->next_hi_snap_q = (uint16_t)(c.next_tick >> 32);
-    if (c.fifo_empty)
-        m->irq_age_q = 0;
-    else
-        m->irq_age_q = age_sat ? 0xFFFFu : (uint16_t)age_sum;
-    m->ext_sync_q = ((m->ext_sync_q << 1) | (m->ext_tick ? 1u : 0u)) & 7u;
-    m->now_q = c.now_next;
-    m->adv_rem_q = (adv_sum >> 32) ? UINT32_MAX : (uint32_t)adv_sum;
-
-    if (m->ctrl_src_q != SRC_INT || m->presc_cnt_q == 0)
-        m->presc_cnt_q = m->prescale_q;
-    else
-        m->presc_cnt_q--;
-
-    /* Hold is set from the pre-edge CTRL, so remember it before the write. */
-    bool vhold_host = m->ctrl_src_q == SRC_HOST && m->ctrl_vhold_q;
-
-    if (c.wr)
-        write_reg(m, in);
-
-    uint32_t buserr = m->cnt_buserr_q;
-    if (c.acc && !c.addr_ok)
-        m->cnt_buserr_q = buserr + 1u;
-
-    /* Sticky flags: a new occurrence wins over a clear in the same cycle. */
-    if (c.wr && in->adr == ADR_STATUS) {
-        if (in->dat & TW_STATUS_OVERFLOW_MASK)
-            m->overflow_q = false;
-        if (in->dat & TW_STATUS_HOLD_MASK)
-            m->hold_q = false;
-        if (in->dat & TW_STATUS_CMD_ERR_MASK)
-            m->cmd_err_q = false;
-    }
-    if (c.push && !c.push_ok) {
-        m->overflow_q = true;
-        m->cnt_overflow_q += c.n_events;
-    }
-    if (c.push && c.push_ok) {
-        m->cnt_events_q += c.n_events;
-        if (vhold_host)
-            m->hold_q = true;
-    }
-
-    if (c.cmd_wr)
-        m->cnt_cmds_q++;
-    if (c.cmd_bad) {
-        m->cmd_err_q = true;
-        m->cnt_buserr_q = buserr + 1u;
-    }
-    if (c.late)
-        m->cnt_late_q++;
-
-    if (c.pop_evt) {
-        if (c.ev_last) {
-            m->consumed_mask_q = 0;
-            m->consumed_late_q = false;
-        } else if (c.rem_late) {
-            m->consumed_late_q = true;
-        } else {
-            m->consumed_mask_q |= c.vis_bit;
-        }
-    }
-
-    search_update(m, &c, c.now_next);
-}
-
-/* The accesses a quiet edge may carry: reads and writes whose only effect is
- * the read data or the register written. */
-static bool quiet_access(const tw_bus_in *in)
-{
-    if (in->we)
-        return in->adr == ADR_ARM_LO || in->adr == ADR_ARM_HI;
-    return in->adr == ADR_STATUS || in->adr == ADR_NEXT_LO || in->adr == ADR_NEXT_HI;
-}
-
-/* An edge at which only the search, the bus handshake and a plain register
- * can move: no reset, no step (virtual time with nothing left to advance,
- * held, or the FIFO full), and the bus idle or carrying a quiet access. The
- * driver's STATUS polls while a search runs, its NEXT reads and the arm
- * tick it writes are such edges, and there are many of them: this does
- * exactly what full_edge would, without the rest of its work. Any other
- * edge is left to full_edge (returns false, having changed nothing). */
-static bool quiet_edge(tw_model *m, const tw_bus_in *in)
-{
-    bool acc = in->cyc && in->stb && !m->o_wb_ack;
-    if (in->rst || (acc && !quiet_access(in)))
-        return false;
-    if (m->ctrl_src_q != SRC_HOST || !(m->adv_rem_q == 0 || m->hold_q || fifo_full(m)))
-        return false;
-
-    /* A finished search with nothing found cannot go stale without a step. */
-    bool search_moves = m->s_run_q || !m->s_valid_q || m->s_found_q;
-    tw_comb c;
-    if (search_moves)
-        search_comb(m, m->now_q, false, &c);
-
-    m->cycles++;
-    if (acc && in->we) {
-        write_reg(m, in);
-    } else if (acc) {
-        /* Read from the state before the edge; none of these is an event
-         * register, so the head's view is not needed. */
-        const tw_head_view no_head = {0};
-        uint32_t rdata;
-        bool addr_ok;
-        read_mux(m, in, &no_head, &rdata, &addr_ok);
-        if (in->adr == ADR_NEXT_LO)
-            m->next_hi_snap_q = (uint16_t)(next_tick(m) >> 32);
-        m->o_wb_dat = rdata;
-    }
-    m->o_wb_ack = acc;
-    if (fifo_empty(m))
-        m->irq_age_q = 0;
-    m->ext_sync_q = ((m->ext_sync_q << 1) | (m->ext_tick ? 1u : 0u)) & 7u;
-    m->presc_cnt_q = m->prescale_q;
-    if (search_moves)
-        search_update(m, &c, m->now_q);
-    return true;
-}
-
-static void tw_model_edge(tw_model *m, const tw_bus_in *in)
-{
-    if (!quiet_edge(m, in))
-        full_edge(m, in);
-}
-
-/* ------------------------------------------------------------ fast idle path */
-
-#define NO_HIT UINT64_MAX
-
-/* First busy slot at index >= start, or at any index if none is. */
-static bool next_busy_slot(const uint64_t *map, unsigned nslots, unsigned start,
-                           unsigned *found)
-{
-    unsigned nwords = (nslots + 63u) / 64u;
-    for (int pass = 0; pass < 2; pass++) {
-        unsigned from = pass == 0 ? start : 0;
-        unsigned w = from / 64u;
-        uint64_t bits = map[w] & (~UINT64_C(0) << (from % 64u));
-        for (;;) {
-            if (bits) {
-                *found = w * 64u + (unsigned)__builtin_ctzll(bits);
-                return true;
-            }
-            if (++w >= nwords)
-                break;
-            bits = map[w];
-        }
-    }
-    return false;
-}
-
-/* Steps from now_q until the first step whose tick visits a busy slot at any
- * level (1 means the very next step), or NO_HIT if no slot is busy. */
-static uint64_t steps_to_next_hit(const tw_model *m)
-{
-    unsigned nslots = slots_of(m);
-    uint64_t best = NO_HIT;
-    for (unsigned k = 0; k < m->levels; k++) {
-        unsigned shift = k * m->slot_bits;
-        /* Level k visits every tick whose low k*b bits are zero; the counter
-         * wraps at 2^48, a multiple of every level's period, so unwrapped
-         * arithmetic gives the same slots. */
-        uint64_t first_turn = (m->now_q >> shift) + 1u;
-        unsigned first_slot = (unsigned)first_turn & (nslots - 1u);
-        unsigned slot;
-        if (!next_busy_slot(m->busy_q[k], nslots, first_slot, &slot))
-            continue;
-        uint64_t turns = (slot - first_slot) & (nslots - 1u);
-        uint64_t tick = (first_turn + turns) << shift;
-        uint64_t dist = tick - m->now_q;
-        if (dist < best)
-            best = dist;
-    }
-    return best;
-}
-
-/* An idle bus has settled once ack has fallen, the synchroniser holds the
- * steady input level, and (outside the prescaler mode) the prescaler counter
- * has been reloaded. From then on only the tick source changes the state. */
-static bool idle_settled(const tw_model *m)
-{
-    unsigned steady = m->ext_tick ? 7u : 0u;
-    if (m->o_wb_ack || m->ext_sync_q != steady)
-        return false;
-    return m->ctrl_src_q == SRC_INT || m->presc_cnt_q == m->prescale_q;
-}
-
-/* The search has finished, and its answer does not go stale while time
- * stands still: from here only a step onto (or past) s_best_q or a bitmap
- * command restarts it, so its flops keep their values. */
-static bool search_settled(const tw_model *m)
-{
-    if (m->s_run_q || !m->s_valid_q)
-        return false;
-    if (!m->s_found_q)
+    switch (adr) {
+    case 3: case 4: case 5: case 8: case 9: case 10: case 19: case 22:
         return true;
-    uint64_t ahead = (m->s_best_q - m->now_q) & TICK_MASK;
-    return ahead != 0 && !((ahead >> (TICK_BITS - 1)) & 1u);
+    case 0: case 1: case 2: case 6: case 7: case 12: case 13: case 14: case 15: case 16: case 17: case 18:
+    case 20: case 21:
+        return !we;
+    case 11:
+        return we;
+    default:
+        return false;
+    }
 }
 
-/* irq_age_q after idle cycles (at least one) that took `ticks` single steps
- * and no FIFO change: zero while empty, else ticks added, saturating. */
-static void age_after_quiet(tw_model *m, uint64_t ticks)
+/* B0: the request's data decoded as a command (the flops of B1). */
+static void decode_request(const tw_model *m, tw_flops *n, uint32_t dat)
 {
-    if (fifo_empty(m))
-        m->irq_age_q = 0;
-    else if (ticks >= 0xFFFFu - m->irq_age_q)
-        m->irq_age_q = 0xFFFFu;
-    else
-        m->irq_age_q = (uint16_t)(m->irq_age_q + ticks);
+    const unsigned d_op = (dat >> TW_CMD_OP_LSB) & 15u;
+    const unsigned d_level = (dat >> TW_CMD_LEVEL_LSB) & 15u;
+    const unsigned d_slot = (dat >> TW_CMD_SLOT_LSB) & 0xFFFFu;
+    const bool target_ok = (d_level >> 2) == 0 && (d_level & 3u) < m->levels
+                           && (d_slot & ~((1u << m->slot_bits) - 1u)) == 0;
+    n->wop_set = d_op == OP_SET;
+    n->wop_clear = d_op == OP_CLEAR;
+    n->wop_clear_all = d_op == OP_CLEAR_ALL;
+    n->wcmd_ok = target_ok;
+    n->wcmd_wr = (uint8_t)((d_op == OP_SET || d_op == OP_CLEAR) && target_ok ? 1u << (d_level & 3u) : 0u);
 }
 
-/* Cycles from now up to and including the one that takes the i-th step
- * (i >= 1) in the prescaler mode, saturated instead of wrapping. The i-th
- * step is in cycle presc_cnt_q + 1 + (i - 1) * period, counting this one as 1. */
-static uint64_t cycles_through_step(const tw_model *m, uint64_t i)
+/* B1: a command's level and slot, the late check's verdict against tick_p
+ * and whether tick_p's slot at each level is the command's (the flops of
+ * V), from the request's data, tick_p and the armed tick. */
+static void command_inputs(const tw_model *m, tw_flops *n, uint32_t dat, uint64_t tick_p, uint64_t arm)
 {
-    uint64_t period = (uint64_t)m->prescale_q + 1u;
-    if (i - 1u > (UINT64_MAX - m->presc_cnt_q - 1u) / period)
-        return UINT64_MAX;
-    return m->presc_cnt_q + 1u + (i - 1u) * period;
+    const unsigned slot_mask = (1u << m->slot_bits) - 1u;
+    const unsigned cmd_slot = (dat >> TW_CMD_SLOT_LSB) & slot_mask;
+    n->c_lvl = (uint8_t)((dat >> TW_CMD_LEVEL_LSB) & 3u);
+    n->c_slot = (uint16_t)cmd_slot;
+    n->c_reached = !((((tick_p - arm) & TICK_MASK) >> 47) & 1u);
+    uint8_t match = 0;
+    for (unsigned k = 0; k < m->levels; k++)
+        if (((tick_p >> (k * m->slot_bits)) & slot_mask) == cmd_slot)
+            match |= (uint8_t)(1u << k);
+    n->c_match = match;
 }
 
-/* Run up to budget idle cycles in closed form, stopping before any cycle that
- * would visit a busy slot or restart the search, and after the cycle that
- * raises the interrupt line. Returns the cycles consumed (0: run one by hand). */
-static uint64_t skip_quiet_cycles(tw_model *m, uint64_t budget)
+/* command_inputs() with the state's own tick_p and armed tick. */
+static void command_v_inputs(const tw_model *m, tw_flops *f, uint32_t dat)
 {
-    if (budget == 0 || !idle_settled(m) || !search_settled(m))
-        return 0;
+    const uint64_t tick_p = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    const uint64_t arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    command_inputs(m, f, dat, tick_p, arm);
+}
 
-    if (m->ctrl_src_q == SRC_HOST) {
-        if (m->adv_rem_q == 0 || m->hold_q || fifo_full(m)) {
-            /* No step, no visit, no push, no search: every idle cycle is a
-             * no-op. */
-            age_after_quiet(m, 0);
-            m->cycles += budget;
-            return budget;
+/* One rising edge of i_clk, or with commit false only what it would do.
+ * Returns whether it is quiet: it changes no flop but the delay RAM's
+ * address and output, no memory but that RAM, and the search only by its
+ * clock count (no start, no change of its outputs). From a state where an
+ * idle edge is quiet, so is the next idle edge, until the search's answer
+ * comes (quiet_edges()). */
+static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
+{
+    /* Nonblocking assignments: the state after the edge is formed in the
+     * other buffer, every right-hand side reading the one before. */
+    const tw_flops *m = mdl->f;
+    tw_flops *np = mdl->f == &mdl->fbuf[0] ? &mdl->fbuf[1] : &mdl->fbuf[0];
+    memcpy(np, m, mdl->flops_size); /* a call, not an inlined string copy */
+    const bool rst = in->rst;
+    const unsigned depth = 1u << mdl->fifo_log2;
+    const unsigned slot_mask = (1u << mdl->slot_bits) - 1u;
+    bool mem_changed = false;
+
+    /* the search's outputs, before the edge */
+    const bool sv = mdl->srch.valid, sf = mdl->srch.found;
+    const uint64_t snext = mdl->srch.next;
+
+    /* ---------------------------------------------------- combinational */
+    const bool src_host = m->ctrl_src_q == SRC_HOST;
+    const bool vmode = src_host && m->ctrl_vhold_q;
+    const bool req_cmd = m->req_we_q && m->req_adr_q == ADR_CMD;
+    const bool a_busy = adv_busy(m);
+    const bool bus_hold = m->j_busy_q || a_busy || m->w_adv || m->cmd_fly_q > 1;
+    const bool cmd_wait = vmode && (m->step_q || m->fly_q);
+    const bool dec = m->req_v_q && !bus_hold && !(req_cmd && cmd_wait);
+    const bool step_host = src_host && m->adv_nz_q && m->room_q && !m->hold_q && !m->j_busy_q && !a_busy
+                           && !m->req_advrd_q
+                           && !(m->ctrl_vhold_q && (m->step_q || m->fly_q || (m->req_v_q && req_cmd)
+                                                    || m->cmd_fly_q != 0));
+    const bool presc_hit = (m->pc_lo_q == 1 && m->pc_hi_q == 0 && !m->reload_q) || m->presc_q == 0;
+    const bool step_d = step_host || (m->ctrl_src_q == SRC_INT && m->ptick_q)
+                        || (m->ctrl_src_q == SRC_EXT && (m->ext_q & 2) && !(m->ext_q & 4));
+    const bool fifo_empty = m->count_q == 0, fifo_full = m->count_q == depth;
+    const uint32_t adv_left = ((uint32_t)m->adv_hi_q << 16) | m->adv_lo_q;
+    const bool cmd_v = m->c_set || m->c_clear || m->c_clear_all;
+    const bool srch_passed = m->n2_v && m->n2_f && (m->n2_gap >> 47) && sv && !m->srch_start_q;
+    const bool j_start = m->j_go_q && !m->j_busy_q && !m->pend_q && !a_busy && !m->w_adv && !m->hold_q;
+    const bool j_abort = m->j_seen || !sv || !m->n2_v || !src_host || m->j_bad;
+    const bool j_last = m->j_wc == 1;
+    const uint32_t wdat = m->req_dat_q;
+
+    /* ------------------------------------------------------- bus, R/B0 */
+    if (!m->pend_q && in->cyc && in->stb && !m->o_wb_ack) {
+        np->pend_q = true;
+        np->req_v_q = true;
+        np->req_we_q = in->we;
+        np->req_adr_q = (uint8_t)(in->adr & 63u);
+        np->req_dat_q = in->dat;
+        np->req_advrd_q = !in->we && (in->adr & 63u) == ADR_ADVANCE;
+    } else if (dec) {
+        np->req_v_q = false;
+        np->req_advrd_q = false;
+    }
+    np->acc1_q = dec;
+    np->acc2_q = m->acc1_q;
+    np->o_wb_ack = m->acc2_q;
+    if (m->acc2_q)
+        np->pend_q = false;
+
+    /* B1 strobes */
+    {
+        const bool dw = dec && m->req_we_q, dr = dec && !m->req_we_q;
+        const unsigned a = m->req_adr_q;
+        np->w_ctrl = dw && a == ADR_CTRL;
+        np->w_presc = dw && a == ADR_PRESCALE;
+        np->w_status = dw && a == ADR_STATUS;
+        np->w_adv = dw && a == ADR_ADVANCE;
+        np->w_arm_lo = dw && a == ADR_ARM_LO;
+        np->w_arm_hi = dw && a == ADR_ARM_HI;
+        np->w_cmd = dw && a == ADR_CMD;
+        np->w_search = dw && a == ADR_SEARCH;
+        np->w_coal = dw && a == ADR_COALESCE;
+        np->bad_acc = dec && !addr_ok(a, m->req_we_q);
+        np->r_acc = dr;
+        np->r_pop = dr && a == ADR_EVT_TICK;
+        np->r_now_lo = dr && a == ADR_NOW_LO;
+        np->r_next_lo = dr && a == ADR_NEXT_LO;
+        /* A function of req_dat_q alone: computed again only when it moved. */
+        if (!mdl->decoded || mdl->decoded_dat != wdat) {
+            decode_request(mdl, np, wdat);
+            mdl->decoded = commit;
+            mdl->decoded_dat = wdat;
         }
-        /* Virtual time moves: with a valid search the RTL jumps straight to
-         * the tick before the next busy visit (or to the end of the advance),
-         * so the edges are few; while it searches they are one tick each and
-         * the search state changes every cycle. Either way: one by hand. */
-        return 0;
     }
 
-    if (m->ctrl_src_q == SRC_INT) {
-        /* The first step that visits a busy slot, or that reaches the
-         * search's answer (the search goes stale and restarts): the same
-         * step while the answer is right, but take whichever comes first. */
-        uint64_t lim = steps_to_next_hit(m);
-        if (m->s_found_q) {
-            uint64_t to_best = (m->s_best_q - m->now_q) & TICK_MASK;
-            if (to_best < lim)
-                lim = to_best;
-        }
-        uint64_t quiet = budget;
-        if (lim != NO_HIT) {
-            uint64_t before = cycles_through_step(m, lim) - 1u; /* cycles before it */
-            if (before < quiet)
-                quiet = before;
-        }
-        if (m->ctrl_irq_en_q && !fifo_empty(m) && !irq_due(m)) {
-            /* The line rises in the cycle whose step brings the oldest
-             * entry's age to HOLDOFF (age < HOLDOFF here); that cycle is the
-             * last one wait_irq runs. */
-            uint64_t through = cycles_through_step(m, (uint64_t)m->coal_holdoff_q - m->irq_age_q);
-            if (through < quiet)
-                quiet = through;
-        }
-        if (quiet == 0)
-            return 0;
-        uint64_t period = (uint64_t)m->prescale_q + 1u;
-        uint64_t steps;
-        if (quiet <= m->presc_cnt_q) {
-            steps = 0;
-            m->presc_cnt_q -= (uint32_t)quiet;
+    /* control registers */
+    if (m->w_ctrl) {
+        np->ctrl_src_q = (uint8_t)((wdat & TW_CTRL_TICK_SRC_MASK) >> TW_CTRL_TICK_SRC_LSB);
+        np->ctrl_irq_en_q = (wdat & TW_CTRL_IRQ_EN_MASK) != 0;
+        np->ctrl_vhold_q = (wdat & TW_CTRL_VHOLD_MASK) != 0;
+    }
+    if (m->w_presc)
+        np->presc_q = wdat;
+    if (m->w_arm_lo)
+        np->arm_lo_q = wdat;
+    if (m->w_arm_hi)
+        np->arm_hi_q = (uint16_t)wdat;
+    if (m->w_search)
+        np->horizon_q = wdat;
+    if (m->w_coal) {
+        np->coal_holdoff_q = (uint16_t)((wdat & TW_COALESCE_HOLDOFF_MASK) >> TW_COALESCE_HOLDOFF_LSB);
+        np->coal_thresh_q = (uint16_t)((wdat & TW_COALESCE_THRESH_MASK) >> TW_COALESCE_THRESH_LSB);
+    }
+
+    /* ------------------------------------------ step decision, D; ADVANCE */
+    np->step_q = step_d;
+    np->ext_q = (uint8_t)(((m->ext_q << 1) | (mdl->ext_tick ? 1u : 0u)) & 7u);
+    if (m->reload_q) {
+        np->pc_hi_q = (uint16_t)(m->presc_q >> 16);
+        np->pc_lo_q = (uint16_t)m->presc_q;
+        np->pc_borrow_q = false;
+    } else {
+        np->pc_borrow_q = m->pc_lo_q == 0;
+        np->pc_lo_q = (uint16_t)(m->pc_lo_q - 1u);
+        np->pc_hi_q = (uint16_t)(m->pc_hi_q - m->pc_borrow_q);
+    }
+    np->ptick_q = presc_hit;
+    np->reload_q = presc_hit || m->ctrl_src_q != SRC_INT;
+    {
+        const bool ge1 = m->adv_lo_q || m->adv_hi_q;
+        const bool ge2 = (m->adv_lo_q >> 1) || m->adv_hi_q;
+        const bool ge3 = (m->adv_lo_q >> 2) || (m->adv_lo_q & 3u) == 3u || m->adv_hi_q;
+        const bool left_ge1 = m->adv_pend_q ? ge2 : ge1;
+        const bool left_ge2 = m->adv_pend_q ? ge3 : ge2;
+        np->adv_pend_q = step_host;
+        np->adv_nz_q = step_host ? left_ge2 : left_ge1;
+    }
+    switch (m->adv_st_q) {
+    case A_LO: {
+        uint32_t s = (uint32_t)m->adv_lo_q + (wdat & 0xFFFFu);
+        np->adv_c_q = (s >> 16) & 1u;
+        np->adv_lo_q = (uint16_t)s;
+        np->adv_st_q = A_HI;
+        break;
+    }
+    case A_HI: {
+        uint32_t s = (uint32_t)m->adv_hi_q + m->adv_add_hi_q + m->adv_c_q;
+        if (s >> 16) {
+            np->adv_hi_q = 0xFFFF;
+            np->adv_lo_q = 0xFFFF;
         } else {
-            uint64_t after_first = quiet - m->presc_cnt_q - 1u;
-            steps = 1u + after_first / period;
-            m->presc_cnt_q = (uint32_t)(period - 1u - after_first % period);
+            np->adv_hi_q = (uint16_t)s;
         }
-        m->now_q = (m->now_q + steps) & TICK_MASK;
-        age_after_quiet(m, steps);
-        m->cycles += quiet;
-        return quiet;
+        np->adv_st_q = A_FLAG;
+        break;
+    }
+    default: {
+        uint32_t sub_lo = m->j_lo_q ? (m->j_amt_q & 0xFFFFu) : m->adv_pend_q;
+        np->adv_borrow_q = m->adv_lo_q < sub_lo;
+        np->adv_lo_q = (uint16_t)(m->adv_lo_q - sub_lo);
+        np->adv_hi_q = (uint16_t)(m->adv_hi_q - (m->j_hi_q ? (m->j_amt_q >> 16) : m->adv_borrow_q));
+        if (m->w_adv) {
+            np->adv_add_hi_q = (uint16_t)(wdat >> 16);
+            np->adv_st_q = A_SETTLE1;
+        } else if (m->adv_st_q == A_SETTLE1) {
+            np->adv_st_q = A_SETTLE2;
+        } else if (m->adv_st_q == A_SETTLE2) {
+            np->adv_st_q = A_LO;
+        } else {
+            np->adv_st_q = A_IDLE;
+        }
+        break;
+    }
     }
 
-    /* External source with a steady input, or the reserved source: no ticks
-     * ever come, so nothing changes. */
-    age_after_quiet(m, 0);
-    m->cycles += budget;
-    return budget;
+    /* --------------------------------------------------- counter, C1/C2/P */
+    {
+        const bool en = m->step_q || m->j_lo_q;
+        const uint32_t lo_sum = m->lo_q + m->lo_add_q;
+        if (en)
+            np->lo_q = lo_sum & HALF_MASK;
+        np->carry_q = en && (lo_sum >> 24);
+        np->hi_q = (m->hi_q + (m->j_hi_q ? (m->j_amt_q >> 24) : m->carry_q)) & HALF_MASK;
+        np->lo_d_q = m->lo_q;
+        np->step_c_q = m->step_q;
+        np->step_p_q = m->step_c_q;
+        uint8_t z = 1;
+        for (unsigned k = 1; k < mdl->levels; k++)
+            if ((m->lo_q & mdl->lo_mask[k]) == 0)
+                z |= (uint8_t)(1u << k);
+        np->zero_p = z;
+    }
+    const uint64_t tick_p = ((uint64_t)m->hi_q << 24) | m->lo_d_q;
+    {
+        uint8_t vp = 0;
+        if (m->step_p_q)
+            for (unsigned k = 0; k < mdl->levels; k++)
+                if (((m->zero_p >> k) & 1u) && (m->hi_q & mdl->hi_mask[k]) == 0)
+                    vp |= (uint8_t)(1u << k);
+        np->tick_v = tick_p;
+        np->visit_v = vp;
+        np->step_v = m->step_p_q;
+    }
+
+    /* ------------------------------------------------- commands, B1 and V */
+    np->c_set = m->w_cmd && m->wop_set && m->wcmd_ok;
+    np->c_clear = m->w_cmd && m->wop_clear && m->wcmd_ok;
+    np->c_clear_all = m->w_cmd && m->wop_clear_all;
+    np->c_any = m->w_cmd;
+    np->bm_clear = m->w_cmd && m->wop_clear_all;
+    np->c_bad = m->w_cmd && !((m->wop_set || m->wop_clear) && m->wcmd_ok) && !m->wop_clear_all;
+    np->c_wr = m->w_cmd ? m->wcmd_wr : 0;
+    {
+        /* A function of the request's data, tick_p and the armed tick:
+         * computed again only when one of them moved. */
+        const uint64_t arm = ((uint64_t)m->arm_hi_q << 32) | m->arm_lo_q;
+        if (!mdl->cmd_in_ok || mdl->cmd_in_dat != wdat || mdl->cmd_in_tick != tick_p || mdl->cmd_in_arm != arm) {
+            command_inputs(mdl, np, wdat, tick_p, arm);
+            mdl->cmd_in_ok = commit;
+            mdl->cmd_in_dat = wdat;
+            mdl->cmd_in_tick = tick_p;
+            mdl->cmd_in_arm = arm;
+        }
+    }
+    const bool seen_v = (m->c_match & m->visit_v & m->c_wr) != 0;
+    const bool late_v = m->c_set && m->c_reached && !seen_v;
+
+    /* --------------------------------------------------- search start */
+    np->srch_start_q = cmd_v || srch_passed;
+    if (cmd_v || srch_passed)
+        np->srch_base_q = m->tick_v;
+
+    /* ------------------------------------------------- H1, H2, G, E */
+    np->dly_q = mdl->dly_mem[(m->dly_wa + 1u) & 3u]; /* written three clocks ago */
+    np->dly_wa = (uint8_t)((m->dly_wa + 1u) & 3u);
+    np->hit_h2 = m->hit_h1;
+    np->hit_g = m->hit_h2;
+    np->late_h1 = late_v;
+    np->late_h2 = m->late_h1;
+    np->late_g = m->late_h2;
+    np->step_h1 = m->step_v;
+    np->step_h2 = m->step_h1;
+    np->step_g = m->step_h2;
+    np->cmd_h1 = m->c_any;
+    np->cmd_h2 = m->cmd_h1;
+    np->cmd_g = m->cmd_h2;
+    np->hit_e = m->hit_g;
+    np->n_ev_e = (uint8_t)(m->late_g + popcount4(m->hit_g));
+    np->push_e = m->hit_g || m->late_g;
+    np->late_e = m->late_g;
+    np->step_e = m->step_g;
+    np->cmd_e = m->cmd_g;
+
+    /* ----------------------------------------------------------- FIFO */
+    const bool do_pop = m->pop_fifo && !fifo_empty;
+    const bool push_ok = !fifo_full || do_pop;
+    const bool do_push = m->push_e && push_ok;
+    if (do_push)
+        np->wr_ptr_q = (uint16_t)((m->wr_ptr_q + 1u) & (depth - 1u));
+    if (do_pop)
+        np->rd_ptr_q = (uint16_t)((m->rd_ptr_q + 1u) & (depth - 1u));
+    if (do_push && !do_pop)
+        np->count_q = (uint16_t)(m->count_q + 1u);
+    else if (do_pop && !do_push)
+        np->count_q = (uint16_t)(m->count_q - 1u);
+
+    /* in flight, the FIFO's room */
+    np->fly_n_q = (uint8_t)((m->fly_n_q + m->step_q + m->w_cmd - m->step_e - m->cmd_e) & 15u);
+    np->room_q = (unsigned)m->count_q + m->fly_n_q + 4u <= depth;
+    np->fly_q = m->step_q || m->step_c_q || m->step_p_q || m->step_v || m->step_h1 || m->step_h2 || m->step_g
+              || m->step_e;
+    np->cmd_fly_q = (uint8_t)(dec && req_cmd ? 7u : m->cmd_fly_q - (m->cmd_fly_q != 0 ? 1u : 0u));
+
+    /* status, statistics, at the push */
+    if (m->push_e && !push_ok)
+        np->overflow_q = true;
+    else if (m->w_status && (wdat & TW_STATUS_OVERFLOW_MASK))
+        np->overflow_q = false;
+    if (m->c_bad)
+        np->cmd_err_q = true;
+    else if (m->w_status && (wdat & TW_STATUS_CMD_ERR_MASK))
+        np->cmd_err_q = false;
+    if (m->push_e && push_ok && vmode)
+        np->hold_q = true;
+    else if (m->w_status && (wdat & TW_STATUS_HOLD_MASK))
+        np->hold_q = false;
+    if (m->push_e && push_ok)
+        np->cnt_events_q += m->n_ev_e;
+    if (m->push_e && !push_ok)
+        np->cnt_overflow_q += m->n_ev_e;
+    if (m->late_e)
+        np->cnt_late_q++;
+    if (m->w_cmd)
+        np->cnt_cmds_q++;
+    if (m->bad_acc || m->c_bad)
+        np->cnt_buserr_q++;
+
+    /* ------------------------------------------------ event read-out */
+    np->head_q = mdl->fifo_mem[m->rd_ptr_q];
+    np->empty1_q = fifo_empty;
+    {
+        const tw_entry *h = &m->head_q;
+        const bool rem_late = h->late && !m->consumed_late_q;
+        const unsigned rem_mask = h->mask & ~m->consumed_mask_q & 15u;
+        const unsigned vis_level = rem_mask ? (unsigned)__builtin_ctz(rem_mask) : 0u;
+        const unsigned vis_bit = rem_mask ? 1u << vis_level : 0u;
+        np->sel_late_q = rem_late;
+        np->sel_level_q = (uint8_t)vis_level;
+        np->sel_bit_q = (uint8_t)vis_bit;
+        np->sel_last_q = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+        np->sel_empty_q = m->empty1_q;
+        if (m->sel_empty_q) {
+            np->evt_info_q = 0;
+        } else {
+            unsigned slot = m->sel_late_q ? h->slot
+                                          : (unsigned)(h->tick >> (m->sel_level_q * mdl->slot_bits)) & slot_mask;
+            unsigned level = m->sel_late_q ? h->level : m->sel_level_q;
+            np->evt_info_q = TW_EVT_INFO_VALID_MASK | ((uint32_t)m->sel_late_q << TW_EVT_INFO_LATE_LSB)
+                         | ((uint32_t)level << TW_EVT_INFO_LEVEL_LSB) | ((uint32_t)slot << TW_EVT_INFO_SLOT_LSB)
+                         | (uint32_t)((h->tick >> 32) & 0xFFFFu);
+        }
+        np->pop_fifo = m->r_pop && !m->sel_empty_q && m->sel_last_q;
+        if (m->pop_fifo) {
+            np->consumed_mask_q = 0;
+            np->consumed_late_q = false;
+        } else if (m->r_pop && !m->sel_empty_q) {
+            if (m->sel_late_q)
+                np->consumed_late_q = true;
+            else
+                np->consumed_mask_q = (uint8_t)(m->consumed_mask_q | m->sel_bit_q);
+        }
+    }
+
+    /* --------------------------------------- the answer against time */
+    np->n1_gap = (snext + (~m->tick_v & TICK_MASK)) & TICK_MASK;
+    np->n1_end = (m->tick_v + m->horizon_q) & TICK_MASK;
+    np->n1_v = sv && !m->srch_start_q;
+    np->n1_f = sf;
+    np->n2_gap = m->n1_gap;
+    np->n2_within = m->n1_f && (m->n1_gap >> 32) == 0 && (uint32_t)m->n1_gap < m->horizon_q;
+    np->n2_end = m->n1_end;
+    np->n2_v = m->n1_v && sv;
+    np->n2_f = m->n1_f;
+    {
+        const bool n2_ok = m->n2_v && sv && (!m->n2_f || !(m->n2_gap >> 47));
+        np->searching_q = !n2_ok;
+        np->next_q = !n2_ok ? 0 : m->n2_within ? snext : m->n2_end;
+    }
+
+    /* ------------------------------------------------------- the jump */
+    np->j_far_q = m->n2_v && !(m->n2_gap >> 47)
+                && (m->ctrl_vhold_q ? ((m->n2_gap >> 1) & 0x3FFFFFFFFFFFull) != 0
+                                    : ((m->n2_gap >> 5) & 0x3FFFFFFFFFFull) != 0);
+    np->j_adv_far_q = m->ctrl_vhold_q ? (adv_left >> 1) != 0 : (adv_left >> 5) != 0;
+    np->j_go_q = src_host && m->adv_nz_q && m->n2_v && sv && (m->j_far_q || !m->n2_f) && m->j_adv_far_q
+               && !m->j_busy_q && m->j_cool == 0 && !m->hold_q && !a_busy && !m->w_adv;
+    np->j_wait_q = j_start || (m->j_wait_q && !j_last);
+    np->j_cmp_q = m->j_wait_q && j_last;
+    np->j_sel_q = m->j_cmp_q;
+    np->j_lo_q = m->j_sel_q && !j_abort;
+    np->j_carry_q = m->j_lo_q;
+    np->j_hi_q = m->j_carry_q;
+    np->j_end_q = (m->j_sel_q && j_abort) || m->j_hi_q || (m->j_end_q && !j_last);
+    np->j_busy_q = j_start || (m->j_busy_q && !(m->j_end_q && j_last));
+    if (j_start)
+        np->j_wc = 7;
+    else if (m->j_sel_q && j_abort)
+        np->j_wc = 2;
+    else if (m->j_hi_q)
+        np->j_wc = 3;
+    else if (m->j_wait_q || m->j_end_q)
+        np->j_wc = (uint8_t)((m->j_wc - 1u) & 7u);
+    if (m->j_end_q && j_last)
+        np->j_cool = 8;
+    else if (m->j_cool != 0 && !m->j_busy_q)
+        np->j_cool = (uint8_t)(m->j_cool - 1u);
+    if (j_start)
+        np->j_seen = false;
+    else if (cmd_v || m->srch_start_q)
+        np->j_seen = true;
+    if (m->j_cmp_q) {
+        np->j_bad = (m->n2_f && ((m->n2_gap >> 47) || m->n2_gap == 0)) || adv_left == 0;
+        np->j_big = !m->n2_f || (m->n2_gap >> 32) != 0;
+        np->j_less = (uint32_t)m->n2_gap < adv_left;
+    }
+    np->lo_add_q = 1;
+    if (m->j_sel_q && !j_abort) {
+        uint32_t amt = m->j_big || !m->j_less ? adv_left : (uint32_t)m->n2_gap;
+        np->j_amt_q = amt;
+        np->lo_add_q = amt & HALF_MASK;
+    }
+
+    /* ------------------------------------------ interrupt, coalescing */
+    if (fifo_empty)
+        np->age_q = 0;
+    else if (m->j_lo_q)
+        np->age_q = (m->j_amt_q >> 16) || (uint32_t)m->age_q + (m->j_amt_q & 0xFFFFu) > 0xFFFFu
+                      ? 0xFFFF
+                      : (uint16_t)(m->age_q + (m->j_amt_q & 0xFFFFu));
+    else if (m->step_v && m->age_q != 0xFFFF)
+        np->age_q = (uint16_t)(m->age_q + 1u);
+    np->age_due_q = m->age_q >= m->coal_holdoff_q;
+    np->thresh_due_q = m->count_q >= m->coal_thresh_q;
+    np->irq_q = m->ctrl_irq_en_q && !fifo_empty && (m->hold_q || fifo_full || m->thresh_due_q || m->age_due_q);
+
+    /* -------------------------------------------------- read mux */
+    if (m->r_now_lo)
+        np->now_hi_latch_q = (uint16_t)(tick_p >> 32);
+    if (m->r_next_lo)
+        np->next_hi_latch_q = (uint16_t)(m->next_q >> 32);
+    np->rd1_q = m->r_acc;
+    if (m->r_acc)
+        np->grp_q = read_group(mdl, m->req_adr_q);
+    if (m->rd1_q)
+        np->o_wb_dat = m->grp_q;
+
+    /* ------------------------------------------------------- reset */
+    if (rst) {
+        np->pend_q = np->req_v_q = np->acc1_q = np->acc2_q = np->o_wb_ack = false;
+        np->req_we_q = false;
+        np->req_adr_q = 0;
+        np->req_dat_q = 0;
+        np->req_advrd_q = false;
+        np->w_ctrl = np->w_presc = np->w_status = np->w_adv = np->w_arm_lo = np->w_arm_hi = np->w_cmd = np->w_search = false;
+        np->w_coal = np->bad_acc = np->r_acc = np->r_pop = np->r_now_lo = np->r_next_lo = false;
+        np->ctrl_src_q = SRC_HOST;
+        np->ctrl_irq_en_q = np->ctrl_vhold_q = false;
+        np->presc_q = np->arm_lo_q = 0;
+        np->arm_hi_q = 0;
+        np->horizon_q = UINT32_MAX;
+        np->coal_holdoff_q = np->coal_thresh_q = 0;
+        np->step_q = false;
+        np->pc_lo_q = np->pc_hi_q = 0;
+        np->pc_borrow_q = false;
+        np->reload_q = true;
+        np->ptick_q = false;
+        np->ext_q = 0;
+        np->adv_lo_q = np->adv_hi_q = 0;
+        np->adv_borrow_q = np->adv_nz_q = np->adv_pend_q = false;
+        np->adv_st_q = A_IDLE;
+        np->adv_add_hi_q = 0;
+        np->adv_c_q = false;
+        np->lo_q = np->hi_q = np->lo_d_q = 0;
+        np->carry_q = np->step_c_q = np->step_p_q = false;
+        np->zero_p = (uint8_t)((1u << mdl->levels) - 1u);
+        np->tick_v = 0;
+        np->visit_v = 0;
+        np->step_v = false;
+        np->c_set = np->c_clear = np->c_clear_all = np->c_any = np->c_bad = false;
+        np->bm_clear = true;
+        np->c_wr = 0;
+        np->srch_start_q = true;
+        np->srch_base_q = 0;
+        np->hit_h1 = np->hit_h2 = np->hit_g = 0;
+        np->late_h1 = np->late_h2 = np->late_g = false;
+        np->step_h1 = np->step_h2 = np->step_g = false;
+        np->cmd_h1 = np->cmd_h2 = np->cmd_g = false;
+        np->push_e = np->late_e = np->step_e = np->cmd_e = false;
+        np->rd_ptr_q = np->wr_ptr_q = np->count_q = 0;
+        np->fly_n_q = 0;
+        np->room_q = true;
+        np->fly_q = false;
+        np->cmd_fly_q = 0;
+        np->overflow_q = np->cmd_err_q = np->hold_q = false;
+        np->cnt_events_q = np->cnt_late_q = np->cnt_overflow_q = np->cnt_cmds_q = np->cnt_buserr_q = 0;
+        np->empty1_q = true;
+        np->sel_empty_q = true;
+        np->pop_fifo = false;
+        np->consumed_mask_q = 0;
+        np->consumed_late_q = false;
+        np->n1_v = np->n2_v = false;
+        np->searching_q = true;
+        np->j_go_q = false;
+        np->j_wait_q = np->j_cmp_q = np->j_sel_q = np->j_carry_q = np->j_end_q = np->j_busy_q = false;
+        np->j_wc = 0;
+        np->j_cool = 0;
+        np->j_seen = np->j_lo_q = np->j_hi_q = false;
+        np->lo_add_q = 1;
+        np->j_amt_q = 0;
+        np->j_big = np->j_bad = np->j_less = false;
+        np->age_q = 0;
+        np->age_due_q = np->thresh_due_q = true;
+        np->irq_q = false;
+        np->now_hi_latch_q = np->next_hi_latch_q = 0;
+        np->rd1_q = false;
+        np->o_wb_dat = 0;
+        np->dly_wa = 0;
+    }
+
+    /* ------------------------------------------------- block RAMs */
+    if (!commit) {
+        /* The delay RAM is left out of quietness; a visit needs visit_v,
+         * a flop. */
+        bool srch_out = rst || m->srch_start_q
+                        || (mdl->srch.started && mdl->srch.t + 1u >= mdl->srch.t_valid && !sv);
+        return !do_push && !m->bm_clear && !m->c_wr && !srch_out
+               && memcmp(np, m, offsetof(tw_flops, dly_wa)) == 0;
+    }
+    mdl->cycles++;
+    if (do_push) {
+        tw_entry *e = &mdl->fifo_mem[m->wr_ptr_q];
+        e->tick = m->dly_q.tick;
+        e->mask = m->hit_e;
+        e->late = m->late_e;
+        e->level = m->dly_q.lvl;
+        e->slot = m->dly_q.slot;
+        mem_changed = true;
+    }
+    /* The entry delay RAM: written every clock. */
+    tw_dly *d = &mdl->dly_mem[m->dly_wa & 3u];
+    d->tick = m->tick_v;
+    d->lvl = m->c_lvl;
+    d->slot = m->c_slot;
+    /* The bitmaps: CLEAR_ALL, or one bit, at the end of V; the visit port
+     * reads the slot of tick_v as it stands after that write. */
+    if (m->bm_clear) {
+        memset(mdl->map, 0, sizeof mdl->map);
+        mem_changed = true;
+    } else if (m->c_wr) {
+        unsigned lvl = (unsigned)__builtin_ctz(m->c_wr);
+        uint16_t bit = (uint16_t)(1u << (m->c_slot & ((1u << mdl->sw_log2) - 1u)));
+        uint16_t *w = &mdl->map[lvl][m->c_slot >> mdl->sw_log2];
+        *w = m->c_set ? (uint16_t)(*w | bit) : (uint16_t)(*w & ~bit);
+        mem_changed = true;
+    }
+    {
+        uint8_t hit = 0;
+        if (m->visit_v)
+            for (unsigned k = 0; k < mdl->levels; k++)
+                if (((m->visit_v >> k) & 1u) && map_bit(mdl, k, (unsigned)(m->tick_v >> (k * mdl->slot_bits)) & slot_mask))
+                    hit |= (uint8_t)(1u << k);
+        np->hit_h1 = rst ? 0 : hit;
+    }
+    /* The search, its bitmaps read in the start's clock. Once its answer
+     * has come, stepping it changes nothing: it is left alone. */
+    bool srch_out = false;
+    if (rst) {
+        tw_search_model_init(&mdl->srch, mdl->levels, mdl->slot_bits);
+        srch_out = true;
+    } else if (!m->srch_start_q && mdl->srch.started && mdl->srch.t + 1u < mdl->srch.t_valid) {
+        mdl->srch.t++; /* its outputs stay; only the count moves (its word address is not used) */
+    } else if (m->srch_start_q || (mdl->srch.started && mdl->srch.t < mdl->srch.t_valid)) {
+        tw_search_model_step(&mdl->srch, m->srch_start_q, m->srch_base_q, mdl->words);
+        srch_out = m->srch_start_q || mdl->srch.valid != sv;
+    }
+
+    bool idle = !in->rst && !in->cyc;
+    bool quiet = idle && !mem_changed && !srch_out && memcmp(np, m, offsetof(tw_flops, dly_wa)) == 0;
+    mdl->f = np;
+    return quiet;
+}
+
+/* A committed edge; an idle one tells whether the state is quiet. */
+static void tw_model_edge(tw_model *mdl, const tw_bus_in *in)
+{
+    mdl->quiet = edge(mdl, in, true);
+}
+
+/* ---------------------------------------------------- quiet stretches */
+
+/* Idle edges that stay quiet from a quiet state: all of them, or those
+ * before the running search's answer comes. */
+static uint64_t quiet_edges(const tw_model *m)
+{
+    const struct tw_search_model *s = &m->srch;
+    if (s->started && s->t < s->t_valid)
+        return s->t_valid - s->t - 1u;
+    return UINT64_MAX;
+}
+
+/* One clock of the entry delay RAM: the word written three clocks ago is
+ * read, this clock's written. */
+static void dly_clock(tw_model *m, const tw_dly *in)
+{
+    tw_flops *f = m->f;
+    f->dly_q = m->dly_mem[(f->dly_wa + 1u) & 3u];
+    m->dly_mem[f->dly_wa & 3u] = *in;
+    f->dly_wa = (uint8_t)((f->dly_wa + 1u) & 3u);
+}
+
+/* k quiet edges at once (k <= quiet_edges()): the delay RAM and the
+ * search's clock count are all that move. */
+static void skip_quiet(tw_model *m, uint64_t k)
+{
+    const tw_dly cur = { m->f->tick_v, m->f->c_lvl, m->f->c_slot };
+    uint64_t clocked = k < 5 ? k : 5; /* after four the RAM holds cur throughout */
+    for (uint64_t i = 0; i < clocked; i++)
+        dly_clock(m, &cur);
+    m->f->dly_wa = (uint8_t)((m->f->dly_wa + (k - clocked)) & 3u);
+    if (m->srch.started && m->srch.t < m->srch.t_valid)
+        m->srch.t += (uint32_t)k; /* stays below t_valid: only the count moves */
+    m->cycles += k;
+}
+
+/* Runs the clock with the bus idle; stops early once the interrupt line is
+ * high if asked to. Quiet stretches go in closed form. */
+static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
+{
+    while (cycles > 0 && !(stop_at_irq && m->f->irq_q)) {
+        if (m->quiet) {
+            uint64_t k = quiet_edges(m);
+            if (k > cycles)
+                k = cycles;
+            if (k) {
+                skip_quiet(m, k);
+                cycles -= k;
+                continue;
+            }
+        }
+        tw_model_edge(m, &bus_idle);
+        cycles--;
+    }
+}
+
+/* Cheap signs that an idle edge would not be quiet, checked before working
+ * one out: something in flight on the bus, in the tick or command pipeline,
+ * the jump, an ADVANCE sum, the FIFO's read-out or a search start. */
+static bool maybe_quiet(const tw_flops *f)
+{
+    return !(f->pend_q | f->acc1_q | f->acc2_q | f->o_wb_ack | f->rd1_q | f->step_q | f->fly_q | f->step_c_q
+             | f->step_p_q | f->j_busy_q | f->j_go_q | f->adv_pend_q | f->pop_fifo | f->push_e | f->srch_start_q
+             | f->cmd_h1 | f->cmd_h2 | f->cmd_g | f->cmd_e)
+           && f->cmd_fly_q == 0 && f->adv_st_q == A_IDLE && f->empty1_q == (f->count_q == 0)
+           && f->sel_empty_q == f->empty1_q;
+}
+
+/* A register access from a quiet state that leaves it quiet, in closed
+ * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
+ * ARM_HI. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
+ * bus's flops, decode the request's data, and give the read the value the
+ * register has in B1, which is its value now; nothing else can move, since
+ * in a quiet state no tick, command, jump or ADVANCE sum is under way and
+ * none can start. Returns false, having changed nothing, for any other
+ * access or state. */
+static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32_t *rdata)
+{
+    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI) : adr == ADR_EVT_TICK)
+        return false;
+    if (!m->quiet) {
+        if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
+            return false;
+        m->quiet = true;
+    }
+    if (quiet_edges(m) < 5)
+        return false;
+    tw_flops *f = m->f;
+    const uint32_t val = we ? 0 : read_group(m, adr);
+    /* The delay RAM takes the old command level and slot for two more
+     * clocks (R, B0), the request's from B1 on. */
+    const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
+    f->req_we_q = we;
+    f->req_adr_q = (uint8_t)adr;
+    f->req_dat_q = dat;
+    decode_request(m, f, dat);
+    if (we && adr == ADR_ARM_LO)
+        f->arm_lo_q = dat;
+    if (we && adr == ADR_ARM_HI)
+        f->arm_hi_q = (uint16_t)dat;
+    command_v_inputs(m, f, dat);
+    m->decoded = true;
+    m->decoded_dat = dat;
+    m->cmd_in_ok = true;
+    m->cmd_in_dat = dat;
+    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
+    dly_clock(m, &old);
+    dly_clock(m, &old);
+    for (int i = 0; i < 3; i++)
+        dly_clock(m, &cur);
+    if (m->srch.started && m->srch.t < m->srch.t_valid)
+        m->srch.t += 5;
+    m->cycles += 5;
+    if (!we) {
+        if (adr == ADR_NOW_LO)
+            f->now_hi_latch_q = (uint16_t)(f->hi_q >> 8); /* tick_p[47:32] */
+        if (adr == ADR_NEXT_LO)
+            f->next_hi_latch_q = (uint16_t)(f->next_q >> 32);
+        f->grp_q = val;
+        f->o_wb_dat = val;
+        if (rdata)
+            *rdata = val;
+    }
+    if (!addr_ok(adr, we))
+        f->cnt_buserr_q++;
+    return true;
 }
 
 /* ------------------------------------------------------------- device ops */
 
 static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uint32_t *rdata)
 {
-    if (addr % 4u != 0 || addr >= 4u * WORD_ADDRS)
+    if (addr % 4u != 0 || addr / 4u >= TW_REG_COUNT)
         return TW_EINVAL;
+    if (fast_access(m, addr / 4u, we, wdata, rdata))
+        return TW_OK;
     tw_bus_in req = { false, true, true, we, addr / 4u, wdata };
-    tw_model_edge(m, &req);
-    if (rdata)
-        *rdata = m->o_wb_dat;
+    bool acked = false;
+    for (int k = 0; k < ACK_WAIT_MAX && !acked; k++) {
+        tw_model_edge(m, &req);
+        acked = m->f->o_wb_ack;
+    }
+    if (acked && rdata)
+        *rdata = m->f->o_wb_dat;
     tw_model_edge(m, &bus_idle);
-    return TW_OK;
+    return acked ? TW_OK : TW_ETIMEDOUT;
 }
 
 static int model_read(void *ctx, uint32_t addr, uint32_t *value)
@@ -960,28 +1046,13 @@ static int model_write(void *ctx, uint32_t addr, uint32_t value)
     return model_access(ctx, addr, true, value, NULL);
 }
 
-/* Runs the clock with the bus idle, in closed form across quiet stretches;
- * stops early once the interrupt line is high if asked to. */
-static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
-{
-    while (cycles > 0 && !(stop_at_irq && irq_line(m))) {
-        uint64_t skipped = irq_line(m) ? 0 : skip_quiet_cycles(m, cycles);
-        if (skipped) {
-            cycles -= skipped;
-            continue;
-        }
-        tw_model_edge(m, &bus_idle);
-        cycles--;
-    }
-}
-
 static int model_wait_irq(void *ctx, uint64_t max_cycles)
 {
     tw_model *m = ctx;
     if (!m)
         return TW_EINVAL;
     run_cycles(m, max_cycles, true);
-    return irq_line(m) ? 1 : 0;
+    return m->f->irq_q ? 1 : 0;
 }
 
 static const tw_dev_ops model_ops;
@@ -995,7 +1066,7 @@ int tw_model_run(tw_dev *dev, uint64_t cycles)
         return TW_EINVAL;
     tw_model *m = dev->ctx;
     run_cycles(m, cycles, false);
-    return irq_line(m) ? 1 : 0;
+    return m->f->irq_q ? 1 : 0;
 }
 
 static uint64_t model_cycles(void *ctx)
@@ -1007,8 +1078,10 @@ static uint64_t model_cycles(void *ctx)
 static void model_set_ext_tick(void *ctx, int level)
 {
     tw_model *m = ctx;
-    if (m)
+    if (m && m->ext_tick != (level != 0)) {
         m->ext_tick = level != 0;
+        m->quiet = false; /* the synchroniser will move */
+    }
 }
 
 static void model_reset(void *ctx)
@@ -1026,7 +1099,7 @@ static void model_close(void *ctx)
     tw_model *m = ctx;
     if (!m)
         return;
-    free(m->mem_q);
+    free(m->fifo_mem);
     free(m);
 }
 
@@ -1046,26 +1119,35 @@ int tw_model_open(tw_dev *dev, const tw_sim_config *cfg)
     if (!dev || !cfg)
         return TW_EINVAL;
     /* The same geometry check as tw_core's initial block. */
-    if (cfg->levels < 1 || cfg->levels > MAX_LEVELS || cfg->slot_bits < 2
-            || cfg->slot_bits > MAX_SLOT_BITS || cfg->levels * cfg->slot_bits > 44
-            || cfg->fifo_log2 < 1 || cfg->fifo_log2 > 12)
+    if (cfg->levels < 1 || cfg->levels > MAX_LEVELS || cfg->slot_bits < 2 || cfg->slot_bits > 12
+            || cfg->levels * cfg->slot_bits > 44 || cfg->fifo_log2 < 2 || cfg->fifo_log2 > 12)
         return TW_EINVAL;
 
     tw_model *m = calloc(1, sizeof *m);
     if (!m)
         return TW_ENOMEM;
-    m->mem_q = calloc((size_t)1 << cfg->fifo_log2, sizeof *m->mem_q);
-    if (!m->mem_q) {
+    m->fifo_mem = calloc((size_t)1 << cfg->fifo_log2, sizeof *m->fifo_mem);
+    if (!m->fifo_mem) {
         free(m);
         return TW_ENOMEM;
     }
+    m->f = &m->fbuf[0];
+    m->flops_size = sizeof m->fbuf[0];
     m->levels = cfg->levels;
     m->slot_bits = cfg->slot_bits;
     m->fifo_log2 = cfg->fifo_log2;
-    /* calloc starts every flop and the FIFO memory at zero, as a simulator
-     * without X randomisation does. Then power up the way the Verilator
-     * backend does: one reset cycle and a CAPS read, so both backends agree
-     * on the cycle count and on how far the next-busy search has got. */
+    m->sw_log2 = cfg->slot_bits < 4 ? cfg->slot_bits : 4u;
+    for (unsigned k = 0; k < MAX_LEVELS; k++) {
+        unsigned kb = k * cfg->slot_bits;
+        m->lo_mask[k] = kb >= 24 ? HALF_MASK : (UINT32_C(1) << kb) - 1u;
+        m->hi_mask[k] = kb <= 24 ? 0 : (UINT32_C(1) << (kb - 24)) - 1u;
+        m->words[k] = m->map[k];
+    }
+    tw_search_model_init(&m->srch, m->levels, m->slot_bits);
+    /* calloc starts every flop and memory at zero, as Verilator does here.
+     * Then power up the way the Verilator backend does: one reset cycle and
+     * a CAPS read, so both backends agree on the cycle count and on how far
+     * the next-busy search has got. */
     tw_bus_in rst = bus_idle;
     rst.rst = true;
     tw_model_edge(m, &rst);

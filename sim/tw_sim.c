@@ -527,9 +527,9 @@ int main(int argc, char **argv)
         return 2;
     }
     if (geometry_given && (geo_m < 1 || geo_m > 4 || geo_b < 2 || geo_b > 12 || geo_m * geo_b > 44 ||
-                           geo_f < 1 || geo_f > 12)) {
+                           geo_f < 2 || geo_f > 12)) {
         fprintf(stderr, "tw-sim: geometry %u,%u,%u is out of range: 1..4 levels, 2..12 slot bits, "
-                        "levels x slot bits <= 44, 1..12 FIFO bits\n", geo_m, geo_b, geo_f);
+                        "levels x slot bits <= 44, 2..12 FIFO bits\n", geo_m, geo_b, geo_f);
         return 2;
     }
     if (trace && backend != BACKEND_VL) {

@@ -41,9 +41,11 @@ static oracle *the;
 
 #define FAIL(...) fuzz_fail("fuzz-api: " __VA_ARGS__)
 
+/* The FIFO holds at least 4 entries: the chip keeps room for the entries in
+ * flight (docs/chip.md). */
 static const tw_sim_config geometries[] = {
-    {1, 4, 1, NULL}, {2, 4, 2, NULL}, {3, 3, 1, NULL}, {4, 2, 1, NULL},
-    {1, 6, 2, NULL}, {2, 5, 3, NULL}, {4, 3, 2, NULL}, {2, 2, 1, NULL},
+    {1, 4, 2, NULL}, {2, 4, 2, NULL}, {3, 3, 2, NULL}, {4, 2, 2, NULL},
+    {1, 6, 2, NULL}, {2, 5, 3, NULL}, {4, 3, 2, NULL}, {2, 2, 2, NULL},
 };
 
 static uint64_t now_of(oracle *o)
