@@ -450,7 +450,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->pc_lo_q = (uint16_t)(m->pc_lo_q - 1u);
         np->pc_hi_q = (uint16_t)(m->pc_hi_q - m->pc_borrow_q);
     }
-    np->ptick_q = presc_hit;
+    np->ptick_q = presc_hit && m->ctrl_src_q == SRC_INT;
     np->reload_q = presc_hit || m->ctrl_src_q != SRC_INT;
     {
         const bool ge1 = m->adv_lo_q || m->adv_hi_q;
@@ -701,7 +701,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
     else if (m->j_cool != 0 && !m->j_busy_q)
         np->j_cool = (uint8_t)(m->j_cool - 1u);
     if (j_start)
-        np->j_seen = false;
+        np->j_seen = cmd_v || m->srch_start_q;
     else if (cmd_v || m->srch_start_q)
         np->j_seen = true;
     if (m->j_cmp_q) {
