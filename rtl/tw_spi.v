@@ -137,37 +137,86 @@ module tw_spi #(
     reg        err_flag_q;
 
     wire        req_we  = req_q[39];
-    wire [5:0]  req_adr = req_q[37:32];
-    wire [31:0] req_dat = req_q[31:0];
-    wire        req_crc_ok = crc8_step(crc_q, mosi) == 8'h00;
-    // Where bit_q (0..FRAME_END) is, decoded from its bits: a comparison
-    // with a constant would cost a carry chain each.
-    // Bytes 7-12 (the response) start at bit 56, byte 8 (data) at 64 and
-    // byte 12 (its CRC) at 96.
-    wire in_req   = !bit_q[6] && !(bit_q[5] && (bit_q[4] || bit_q[3]));  // < 40: cmd, data
-    wire in_crc   = !bit_q[6] && !(bit_q[5] && bit_q[4]);                 // < 48: the whole request
-    wire in_resp  = (bit_q[6] || &bit_q[5:3]) && bit_q != FRAME_END;      // 56 .. 103: bytes 7-12
-    wire in_data  = bit_q[6] && !bit_q[5];                                // 64 .. 95: bytes 8-11
-    wire in_rcrc  = bit_q[6] && bit_q[5];                                 // 96 .. 104: byte 12
-    wire        check = sck_rise && bit_q == CRC_LAST;   // the request is complete
-    // The request equals the saved one: compared into a flop, which leaves
-    // the 40-bit comparison out of the logic that decides the frame. The
-    // request is whole from bit 40's rising edge and the saved one changes
-    // only at `check`, 7 rising edges (14 SCK edges, as many clocks at the
-    // least) later, so eq_q is current there.
-    reg         eq_q;
-    always @(posedge i_clk)
-        eq_q <= req_q == last_q;
-    wire        is_repeat = last_ok_q && eq_q;
+
+    // Where bit_q (0..FRAME_END) is, decoded into flops as bit_q moves, so
+    // that no frame decision or wide enable waits for a decode of the
+    // counter. Decoded from its bits: a comparison with a constant would
+    // cost a carry chain each. Bytes 7-12 (the response) start at bit 56,
+    // byte 8 (data) at 64 and byte 12 (its CRC) at 96.
+    localparam integer P_REQ = 0, P_CRC = 1, P_CHECK = 2, P_RESP = 3, P_DEAD = 4,
+                       P_LOAD = 5, P_DATA = 6, P_RCRC = 7, P_END = 8;
+    function [8:0] pos_decode;
+        input [6:0] b;
+        begin
+            pos_decode[P_REQ]   = !b[6] && !(b[5] && (b[4] || b[3]));    // < 40: cmd, data
+            pos_decode[P_CRC]   = !b[6] && !(b[5] && b[4]);               // < 48: the whole request
+            pos_decode[P_CHECK] = b == CRC_LAST;
+            pos_decode[P_RESP]  = (b[6] || &b[5:3]) && b != FRAME_END;    // 56 .. 103: bytes 7-12
+            pos_decode[P_DEAD]  = b == DEADLINE;
+            pos_decode[P_LOAD]  = b == DATA_LOAD;
+            pos_decode[P_DATA]  = b[6] && !b[5];                          // 64 .. 95: bytes 8-11
+            pos_decode[P_RCRC]  = b[6] && b[5];                           // 96 .. 104: byte 12
+            pos_decode[P_END]   = b == FRAME_END;
+        end
+    endfunction
+    reg  [8:0] pos_q;         // pos_decode(bit_q), always
+    wire in_req   = pos_q[P_REQ];
+    wire in_crc   = pos_q[P_CRC];
+    wire in_resp  = pos_q[P_RESP];
+    wire in_data  = pos_q[P_DATA];
+    wire in_rcrc  = pos_q[P_RCRC];
+    // CS_N high ends or aborts the frame; bits past the 13th byte are
+    // ignored until CS_N rises.
+    wire [6:0] bit_next = !sel ? 7'd0
+                        : sck_rise && !pos_q[P_END] ? bit_q + 1'b1 : bit_q;
+
+    wire        check = sck_rise && pos_q[P_CHECK];   // the request is complete
+
+    // The request's CRC is good when stepping the remainder with its last
+    // bit leaves zero: remainder bits 6:0 zero and bit 7 equal to that bit.
+    // Bits 6:0 are tested into a flop the clock before: the remainder moves
+    // only at an SCK edge or CS_N high, and neither comes in the clock
+    // before `check` (a rising edge never follows one, a falling edge at
+    // bit 47 leaves it, CS_N high clears bit_q).
+    reg         crc_low_zero_q;
+    wire        req_crc_ok = crc_low_zero_q && crc_q[7] == mosi;
+
+    // What a good request would do, compared into flops while it waits
+    // for its CRC byte: the request is whole from bit 40's rising edge and
+    // the saved one changes only at `check`, 7 rising edges (14 SCK edges,
+    // as many clocks at the least) later. The comparison takes two clocks
+    // (bytes equal, then all five), so these are current from bit 41 on.
+    // They leave the 40-bit comparison and the address decode out of the
+    // logic that decides the frame.
+    reg  [4:0]  byte_eq_q;    // request byte k equals the saved one's
+    reg         rep_q;        // a repeat of the saved request
+    reg         go_bus_q;     // new, and for the bus (not SPI_ERRORS)
+    reg         go_errrd_q;   // new, and a read of SPI_ERRORS
+    reg         go_errclr_q;  // new, and a write of SPI_ERRORS that clears its flag
+    wire        req_rep = last_ok_q && &byte_eq_q;
+    wire        req_err_adr = req_q[37:32] == TW_REG_SPI_ERRORS;
+    integer k;
+    always @(posedge i_clk) begin
+        crc_low_zero_q <= crc_q[6:0] == 7'd0;
+        for (k = 0; k < 5; k = k + 1)
+            byte_eq_q[k] <= req_q[8 * k +: 8] == last_q[8 * k +: 8];
+        rep_q          <= req_rep;
+        go_bus_q       <= !req_rep && !req_err_adr;
+        go_errrd_q     <= !req_rep && req_err_adr && !req_we;
+        go_errclr_q    <= !req_rep && req_err_adr && req_we && req_q[TW_SPI_ERRORS_FLAG_LSB];
+    end
+    wire        is_repeat = rep_q;
     // A new good read of SPI_ERRORS: answered here, the clock after
     // `check` (no SCK edge, so no count, can change in between).
-    wire        err_read = check && req_crc_ok && !o_wb_cyc && !is_repeat
-                           && req_adr == TW_REG_SPI_ERRORS && !req_we;
+    wire        err_read = check && req_crc_ok && !o_wb_cyc && go_errrd_q;
     reg         err_read_q;
     // A good request that finds the bus busy, or an access not acked by
-    // the deadline: status 0x00.
-    wire        late  = sck_rise && (check ? req_crc_ok && o_wb_cyc
-                                           : bit_q == DEADLINE && st_q[0] && o_wb_cyc && !i_wb_ack);
+    // the deadline: status 0x00. The late count follows a clock later:
+    // SPI_ERRORS is read only the clock after a `check` that found the bus
+    // free, never the clock after a late frame.
+    wire        late_dead = sck_rise && pos_q[P_DEAD] && st_q[0] && o_wb_cyc && !i_wb_ack;
+    wire        late  = check ? req_crc_ok && o_wb_cyc : late_dead;
+    reg         late_q;
 
     // The bus access always carries the saved request: it cannot change while
     // the access is outstanding, since a request that finds the bus busy is
@@ -184,11 +233,20 @@ module tw_spi #(
     // shifts it out.
     wire        tx_bit = in_rcrc ? crc_q[7]
                        : in_data ? st_q[0] && req_q[31]
-                       : bit_q[2:1] == 2'b11 && st_q[!bit_q[0]];
+                       : (pos_q[P_DEAD] && st_q[1]) || (pos_q[P_LOAD] && st_q[0]);
+
+    // The request register: shifted left at a rising edge in bytes 0-4 (the
+    // request comes in) and at a falling edge in bytes 8-11 (the data goes
+    // out); a read's answer is loaded at bit 63's falling edge (a write's
+    // echo is there already). One enable and one select for all 32 bits.
+    wire        req_shift_in  = sck_rise && in_req;
+    wire        req_load      = sck_fall && pos_q[P_LOAD] && !req_we;
+    wire        req_shift_out = sck_fall && in_data;
 
     always @(posedge i_clk) begin
         if (i_rst) begin
             bit_q      <= 0;
+            pos_q      <= pos_decode(7'd0);
             req_q      <= 0;
             crc_q      <= 0;
             st_q       <= ST_LATE;
@@ -197,73 +255,68 @@ module tw_spi #(
             resp_q     <= 0;
             err_cnt_q  <= 0;
             late_cnt_q <= 0;
+            late_q     <= 1'b0;
             err_read_q <= 1'b0;
             err_flag_q <= 1'b0;
             o_miso     <= 1'b0;
             o_wb_cyc   <= 1'b0;
         end else begin
+            bit_q <= bit_next;
+            pos_q <= pos_decode(bit_next);
             // The access completes whatever happens to the frame meanwhile.
             if (o_wb_cyc && i_wb_ack)
                 o_wb_cyc <= 1'b0;
-            // The answer to save: the bus's to a read, or SPI_ERRORS. Which
-            // one is told by a flop (the bus is busy exactly while its
-            // answer is awaited), so each bit takes one LUT.
+            // The answer to save: the bus's, or SPI_ERRORS. The bus's read
+            // data is taken in every clock of the access, so the last one
+            // taken is the ack's (a write's is never shown: its echo is
+            // last_q's data); the ack itself is in no enable.
             err_read_q <= err_read;
-            if (o_wb_cyc ? i_wb_ack && !o_wb_we : err_read_q)
-                resp_q <= o_wb_cyc ? i_wb_dat : {err_flag_q, 7'd0, late_cnt_q, err_cnt_q};
+            if (o_wb_cyc)
+                resp_q <= i_wb_dat;
+            else if (err_read_q)
+                resp_q <= {err_flag_q, 7'd0, late_cnt_q, err_cnt_q};
 
-            if (!sel) begin
-                // CS_N high ends or aborts the frame.
-                bit_q  <= 0;
-                crc_q  <= 0;
-                o_miso <= 1'b0;
-            end else if (sck_rise && bit_q != FRAME_END) begin
-                // Bits past the 13th byte are ignored until CS_N rises.
-                bit_q <= bit_q + 1'b1;
-                if (in_req)
-                    req_q <= {req_q[38:0], mosi};
-                if (late) begin
-                    st_q       <= ST_LATE;               // at check: not executed, not saved
-                    late_cnt_q <= late_cnt_q + 1'b1;
-                end
-                if (check) begin
-                    crc_q <= 8'h00;                      // now for the response
-                    if (!req_crc_ok) begin
-                        st_q       <= ST_BADCRC;
-                        err_cnt_q  <= err_cnt_q + 1'b1;
-                        err_flag_q <= 1'b1;
-                    end else if (o_wb_cyc) begin
-                        // the bus is busy: `late` above, nothing else
-                    end else if (is_repeat) begin
-                        st_q <= ST_REPEAT;
-                    end else begin
-                        st_q      <= ST_DONE;
-                        last_q    <= req_q;
-                        last_ok_q <= 1'b1;
-                        if (req_adr == TW_REG_SPI_ERRORS) begin
-                            if (req_we && req_dat[TW_SPI_ERRORS_FLAG_LSB])
-                                err_flag_q <= 1'b0;
-                        end else begin
-                            o_wb_cyc <= 1'b1;
-                        end
-                    end
-                end else if (in_crc) begin
-                    crc_q <= crc8_step(crc_q, mosi);
-                end
-            end else if (sck_fall) begin
-                if (in_resp) begin
-                    o_miso <= tx_bit;
-                    crc_q  <= crc8_step(crc_q, tx_bit);
+            if (req_shift_in || req_load || req_shift_out)
+                req_q[31:0] <= req_load ? resp_q : {req_q[30:0], req_shift_in && mosi};
+            if (req_shift_in)
+                req_q[39:32] <= req_q[38:31];
+
+            late_q <= late;
+            if (late_q)
+                late_cnt_q <= late_cnt_q + 1'b1;
+            if (late)
+                st_q <= ST_LATE;                         // at check: not executed, not saved
+
+            if (check) begin
+                if (!req_crc_ok) begin
+                    st_q       <= ST_BADCRC;
+                    err_cnt_q  <= err_cnt_q + 1'b1;
+                    err_flag_q <= 1'b1;
+                end else if (o_wb_cyc) begin
+                    // the bus is busy: `late` above, nothing else
                 end else begin
-                    o_miso <= 1'b0;
+                    st_q      <= is_repeat ? ST_REPEAT : ST_DONE;
+                    // a repeat is the saved request already
+                    last_q    <= req_q;
+                    last_ok_q <= 1'b1;
+                    if (go_errclr_q)
+                        err_flag_q <= 1'b0;
+                    if (go_bus_q)
+                        o_wb_cyc <= 1'b1;
                 end
-                // A read's answer joins the request register (a write's
-                // echo is there already); then the data shifts out.
-                if (bit_q == DATA_LOAD && !req_q[39])
-                    req_q[31:0] <= resp_q;
-                else if (in_data)
-                    req_q[31:0] <= {req_q[30:0], 1'b0};
             end
+
+            if (!sel || check)
+                crc_q <= 8'h00;                          // a new frame; now for the response
+            else if (sck_rise && in_crc)
+                crc_q <= crc8_step(crc_q, mosi);
+            else if (sck_fall && in_resp)
+                crc_q <= crc8_step(crc_q, tx_bit);
+
+            if (!sel)
+                o_miso <= 1'b0;
+            else if (sck_fall)
+                o_miso <= in_resp && tx_bit;
         end
     end
 
@@ -324,6 +377,10 @@ module tw_spi #(
         `TW_SPI_ASSERT(in_resp == (bit_q >= 7'd56 && bit_q < FRAME_END));
         `TW_SPI_ASSERT(in_data == (bit_q >= 7'd64 && bit_q < 7'd96));
         `TW_SPI_ASSERT(in_rcrc == (bit_q >= 7'd96));
+        `TW_SPI_ASSERT(pos_q[P_CHECK] == (bit_q == CRC_LAST));
+        `TW_SPI_ASSERT(pos_q[P_DEAD] == (bit_q == DEADLINE));
+        `TW_SPI_ASSERT(pos_q[P_LOAD] == (bit_q == DATA_LOAD));
+        `TW_SPI_ASSERT(pos_q[P_END] == (bit_q == FRAME_END));
     end
     always @(posedge i_clk)
         if (f_past_valid) begin
@@ -367,7 +424,16 @@ module tw_spi #(
     wire [47:0] f_req_seen   = f_frame >> (bit_q - f_req_bits);  // request bits among those seen
     always @(*) if (f_past_valid && !i_rst && bit_q <= CRC_LAST) begin
         if (bit_q > F_REQ_END)
-            `TW_SPI_ASSERT(eq_q == (req_q == last_q));
+            `TW_SPI_ASSERT(req_rep == (last_ok_q && req_q == last_q));
+        if (bit_q > F_REQ_END) begin
+            `TW_SPI_ASSERT(rep_q == req_rep);
+            `TW_SPI_ASSERT(go_bus_q == (!req_rep && !req_err_adr));
+            `TW_SPI_ASSERT(go_errrd_q == (!req_rep && req_err_adr && !req_we));
+            `TW_SPI_ASSERT(go_errclr_q == (!req_rep && req_err_adr && req_we
+                                           && req_q[TW_SPI_ERRORS_FLAG_LSB]));
+        end
+        if (sck_rise && bit_q == CRC_LAST)
+            `TW_SPI_ASSERT(crc_low_zero_q == (crc_q[6:0] == 7'd0));
         `TW_SPI_ASSERT(crc_q == f_crc);
         `TW_SPI_ASSERT((req_q & f_req_mask) == (f_req_seen[39:0] & f_req_mask));
     end
