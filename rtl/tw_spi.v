@@ -184,22 +184,17 @@ module tw_spi #(
     // What a good request would do, compared into flops while it waits
     // for its CRC byte: the request is whole from bit 40's rising edge and
     // the saved one changes only at `check`, 7 rising edges (14 SCK edges,
-    // as many clocks at the least) later. The comparison takes two clocks
-    // (bytes equal, then all five), so these are current from bit 41 on.
-    // They leave the 40-bit comparison and the address decode out of the
-    // logic that decides the frame.
-    reg  [4:0]  byte_eq_q;    // request byte k equals the saved one's
+    // as many clocks at the least) later, so these are current there. They
+    // leave the 40-bit comparison and the address decode out of the logic
+    // that decides the frame.
     reg         rep_q;        // a repeat of the saved request
     reg         go_bus_q;     // new, and for the bus (not SPI_ERRORS)
     reg         go_errrd_q;   // new, and a read of SPI_ERRORS
     reg         go_errclr_q;  // new, and a write of SPI_ERRORS that clears its flag
-    wire        req_rep = last_ok_q && &byte_eq_q;
+    wire        req_rep = last_ok_q && req_q == last_q;
     wire        req_err_adr = req_q[37:32] == TW_REG_SPI_ERRORS;
-    integer k;
     always @(posedge i_clk) begin
         crc_low_zero_q <= crc_q[6:0] == 7'd0;
-        for (k = 0; k < 5; k = k + 1)
-            byte_eq_q[k] <= req_q[8 * k +: 8] == last_q[8 * k +: 8];
         rep_q          <= req_rep;
         go_bus_q       <= !req_rep && !req_err_adr;
         go_errrd_q     <= !req_rep && req_err_adr && !req_we;
@@ -423,8 +418,6 @@ module tw_spi #(
     wire [39:0] f_req_mask   = ~(40'hFF_FFFF_FFFF << f_req_bits);
     wire [47:0] f_req_seen   = f_frame >> (bit_q - f_req_bits);  // request bits among those seen
     always @(*) if (f_past_valid && !i_rst && bit_q <= CRC_LAST) begin
-        if (bit_q > F_REQ_END)
-            `TW_SPI_ASSERT(req_rep == (last_ok_q && req_q == last_q));
         if (bit_q > F_REQ_END) begin
             `TW_SPI_ASSERT(rep_q == req_rep);
             `TW_SPI_ASSERT(go_bus_q == (!req_rep && !req_err_adr));
