@@ -344,7 +344,7 @@ formal: | $(BUILD)/.deps
 	@sh tests/formal/run.sh $(BUILD)/formal
 
 test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(BENCH_BINS) $(if $(and $(HAVE_FUZZ_CC),$(if $(SANFLAGS),,1)),$(FUZZ_BINS)) | $(BUILD)/.deps
-	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" SEARCH_GEOMETRIES="$(SEARCH_GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) FORMAL=$(if $(SANFLAGS),0,1) RTL=$(if $(SANFLAGS),0,1) FUZZ=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
+	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" SEARCH_GEOMETRIES="$(SEARCH_GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) $(if $(SANFLAGS),OPS=20000) FORMAL=$(if $(SANFLAGS),0,1) RTL=$(if $(SANFLAGS),0,1) FUZZ=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
 
 clean:
 	rm -rf build

@@ -55,7 +55,10 @@ report() { # command, its exit status, its output
     fi
     [ "${FORMAL:-1}" = 0 ] || lines sh tests/formal/run.sh "$BUILD/formal"
     for g in $GEOMETRIES; do
-        lines "$BUILD/tests/test-$g" --seed "$SEED"
+        # OPS: fewer random operations (make test SAN=1 sets it: the sanitised
+        # model and Verilated chip are several times slower, and the plain
+        # pass runs the full count).
+        lines "$BUILD/tests/test-$g" --seed "$SEED" ${OPS:+--ops "$OPS"}
     done
     # The search's word scan against its C twin, clock for clock (well under
     # a second for all).
