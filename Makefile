@@ -4,7 +4,7 @@
 #   make wave           a short scenario's waveform and its GTKWave layout
 #   make plot           wheel occupancy and interrupts over a run (build/occupancy.svg)
 #   make test           every check; ends with "N passed, M failed"
-#   make lint           Verilator -Wall on all RTL and the fpga/ceiling/ prototypes
+#   make lint           Verilator -Wall on all RTL and the fpga/ceiling/ measurement tops
 #   make formal         the RTL's formal properties (FORMAL_DEEP=1: deeper bounds)
 #   make bench          workloads W1-W4 and micro-benchmarks: CSV and plots in bench/results/
 #   make bench-quick    the same at tiny sizes, a few seconds (make test runs it)
@@ -45,10 +45,6 @@ VL_CXXFLAGS  := $(CXXFLAGS) -std=c++17 -faligned-new -I$(VL_ROOT)/include -I$(VL
                 -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -Wno-unused-parameter $(VL_SANFLAGS)
 RTL          := rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v
 REGS_OUT     := rtl/tw_regs.vh host/tw_regs.h docs/registers.md
-# The pipelined prototypes (fpga/ceiling/README.md): linted, and their
-# testbenches run by tests/rtl/run.sh.
-CEILING_SCAN     := fpga/ceiling/scan.v rtl/tw_bitmap.v
-CEILING_TICKPATH := fpga/ceiling/tickpath.v $(CEILING_SCAN)
 
 # Verilated geometries: LEVELS_SLOT-BITS_FIFO-LOG2. The first is the default
 # chip; the rest cover m = 1, 2, 4 with small and large wheels.
@@ -327,16 +323,10 @@ lint: | $(BUILD)/.deps
 	  $(VERILATOR) --lint-only -Wall -Irtl $$(echo $$g | awk -F_ '{print "-GLEVELS="$$1" -GSLOT_BITS="$$2}') \
 	    --top-module tw_search rtl/tw_search.v || exit 1; \
 	done
-	@# The pipelined prototypes of fpga/ceiling/, in each measured configuration.
-	@for p in "" "-GWITH_SCAN=1" "-GWITH_SCAN=1 -GWITH_JUMP=1"; do \
-	  $(VERILATOR) --lint-only -Wall -Irtl $$p --top-module tickpath_top $(CEILING_TICKPATH) || exit 1; \
-	done
+	@# The measurement tops of fpga/ceiling/ (fpga/ceiling/fmax.sh).
 	@$(VERILATOR) --lint-only -Wall -Irtl --top-module tw_search_top fpga/ceiling/tw_search_top.v \
 	  rtl/tw_search.v rtl/tw_bitmap.v
 	@$(VERILATOR) --lint-only -Wall -Irtl --top-module tw_core_top fpga/ceiling/tw_core_top.v $(RTL)
-	@for p in "" "-GPARALLEL=1"; do \
-	  $(VERILATOR) --lint-only -Wall -Irtl $$p --top-module scan_top $(CEILING_SCAN) || exit 1; \
-	done
 	@echo "lint: clean"
 
 # Yosys + yosys-smtbmc + z3 (tests/formal/run.sh, docs/verification.md).

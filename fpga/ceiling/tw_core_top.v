@@ -1,10 +1,9 @@
 `default_nettype none
-// rtl/tw_core.v on a device with few pins, for fpga/ceiling/tickpath.sh (TOP
-// tw_core_top): the chip without the SPI bridge, a measurement of the core
-// alone, not part of the chip. The bus request comes from a shift register
-// fed by one pin (so it is arbitrary and nothing folds away), and the read
-// data, ack and IRQ leave through one registered parity pin, as
-// tickpath_top does for the prototype.
+// rtl/tw_core.v on a device with few pins, for fpga/ceiling/fmax.sh (TOP
+// tw_core_top, its default): the chip without the SPI bridge, a measurement
+// of the core alone, not part of the chip. The bus request comes from a
+// shift register fed by one pin (so it is arbitrary and nothing folds away),
+// and the read data, ack and IRQ leave through one registered parity pin.
 module tw_core_top #(
     parameter integer LEVELS    = 4,
     parameter integer SLOT_BITS = 8,

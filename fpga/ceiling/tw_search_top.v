@@ -1,9 +1,9 @@
 `default_nettype none
 // rtl/tw_search.v on LEVELS tw_bitmaps (their search ports) on a device
-// with few pins, for fpga/ceiling/tickpath.sh (TOP tw_search_top): a
+// with few pins, for fpga/ceiling/fmax.sh (TOP tw_search_top): a
 // measurement, not part of the chip. The inputs come from a shift register
-// fed by one pin, the outputs are folded into one registered parity pin, as
-// scan_top does for fpga/ceiling/scan.v. The base is held in a register
+// fed by one pin (so nothing folds away), the outputs are folded into one
+// registered parity pin. The base is held in a register
 // from the start on, as the core holds it. BITMAPS = 0 leaves the bitmaps
 // out (the words come from the shift register, registered) to measure the
 // search alone: at 1 x 12, tw_bitmap's 256 written flags are the slower part.

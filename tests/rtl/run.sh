@@ -1,5 +1,5 @@
 #!/bin/sh
-# Icarus Verilog testbenches for the RTL and the fpga/ceiling/ prototypes.
+# Icarus Verilog testbenches for the RTL.
 #   tests/rtl/run.sh [BUILD_DIR]      (default: build/rtl in the repository; run from anywhere)
 # Environment: SEED=N (default: each testbench's fixed default), IVERILOG, VVP.
 # Prints "ok NAME" or "FAIL NAME" per run and exits non-zero if any failed;
@@ -44,21 +44,9 @@ fifo=rtl/tw_evfifo.v
 core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v"
 spi="rtl/tw_spi_top.v rtl/tw_spi.v $core"
 
-# The pipelined prototypes' self-checks (fpga/ceiling/README.md), in each
-# configuration whose fmax the README gives.
-ceiling() {
-    scan="fpga/ceiling/scan.v rtl/tw_bitmap.v"
-    run tb_tickpath fpga/ceiling/tb_tickpath "fpga/ceiling/tickpath.v $scan"
-    run tb_tickpath_scan fpga/ceiling/tb_tickpath "fpga/ceiling/tickpath.v $scan" -Ptb_tickpath.WITH_SCAN=1
-    run tb_tickpath_jump fpga/ceiling/tb_tickpath "fpga/ceiling/tickpath.v $scan" \
-        -Ptb_tickpath.WITH_SCAN=1 -Ptb_tickpath.WITH_JUMP=1
-    run tb_scan fpga/ceiling/tb_scan "$scan"
-}
-
 # The SPI bridge's testbench takes the longest: it runs on a second core
-# while the others run one after another, and the prototypes' (a few
-# seconds) after it there.
-{ run tb_tw_spi tb_tw_spi "$spi"; ceiling; } > "$out/second-core.result" 2>&1 &
+# while the others run one after another.
+{ run tb_tw_spi tb_tw_spi "$spi"; } > "$out/second-core.result" 2>&1 &
 spi_pid=$!
 
 for b in 2 4 8 12; do

@@ -1,28 +1,24 @@
 #!/bin/sh
-# Places and routes a pipelined prototype (fpga/ceiling/tickpath.v, or the
-# search scan, fpga/ceiling/scan.v) on both boards' FPGAs, with the flow of
+# Places and routes the pipelined core without the SPI bridge
+# (fpga/ceiling/tw_core_top.v) or the search on its bitmaps
+# (fpga/ceiling/tw_search_top.v) on both boards' FPGAs, with the flow of
 # fpga/ceiling.sh, and prints board,seed,fmax_mhz,lcs,ebr for each seed.
 #
-#   sh fpga/ceiling/tickpath.sh OUTDIR [TOP [SEEDS [BOARDS [PARAMS]]]]
+#   sh fpga/ceiling/fmax.sh OUTDIR [TOP [SEEDS [BOARDS [PARAMS]]]]
 #
-# TOP is tickpath_top (default), scan_top, tw_search_top (rtl/tw_search.v
-# on its bitmaps, fpga/ceiling/tw_search_top.v) or tw_core_top (the chip's
-# core without the SPI bridge, fpga/ceiling/tw_core_top.v); SEEDS e.g. "1 2 3" (default);
-# BOARDS "icebreaker hx8k" (default); PARAMS yosys chparam arguments for
-# TOP, e.g. "-set PARALLEL 1" for scan_top, "-set WITH_SCAN 1" for
-# tickpath_top with the scan on its bitmaps' search ports, "-set LEVELS 1
-# -set SLOT_BITS 12" for tw_search_top. nextpnr's log of each run is in
+# TOP is tw_core_top (default) or tw_search_top; SEEDS e.g. "1 2 3"
+# (default); BOARDS "icebreaker hx8k" (default); PARAMS yosys chparam
+# arguments for TOP, e.g. "-set LEVELS 1 -set SLOT_BITS 12" or
+# "-set BITMAPS 0" for tw_search_top. nextpnr's log of each run is in
 # OUTDIR/<board>-s<seed>/pnr.log (the critical path is at its end).
 set -eu
-out=$1 top=${2:-tickpath_top} seeds=${3:-"1 2 3"} boards=${4:-"icebreaker hx8k"} params=${5:-}
+out=$1 top=${2:-tw_core_top} seeds=${3:-"1 2 3"} boards=${4:-"icebreaker hx8k"} params=${5:-}
 chparam=""
 [ -z "$params" ] || chparam="chparam $params $top;"
 case $top in
-    tickpath_top) src="fpga/ceiling/tickpath.v fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
-    scan_top)     src="fpga/ceiling/scan.v rtl/tw_bitmap.v" ;;
     tw_search_top) src="fpga/ceiling/tw_search_top.v rtl/tw_search.v rtl/tw_bitmap.v" ;;
-    tw_core_top)  src="fpga/ceiling/tw_core_top.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v" ;;
-    *) echo "tickpath.sh: unknown top $top" >&2; exit 1 ;;
+    tw_core_top)   src="fpga/ceiling/tw_core_top.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v" ;;
+    *) echo "fmax.sh: unknown top $top" >&2; exit 1 ;;
 esac
 mkdir -p "$out"
 echo "board,seed,fmax_mhz,lcs,ebr"
