@@ -15,7 +15,8 @@
 #   make examples       build examples/*.c against the library
 #   make clean
 # SAN=1 builds the C and co-simulation code with AddressSanitizer and UBSan
-# (make test SAN=1 leaves out the formal proofs: no C code in them).
+# (make test SAN=1 leaves out lint, the RTL testbenches, the formal proofs
+# and the fuzz runs: none of them depends on how the C code is built).
 
 BUILD    ?= build
 SAN      ?= 0
@@ -334,7 +335,7 @@ formal: | $(BUILD)/.deps
 	@sh tests/formal/run.sh $(BUILD)/formal
 
 test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(BENCH_BINS) $(if $(and $(HAVE_FUZZ_CC),$(if $(SANFLAGS),,1)),$(FUZZ_BINS)) | $(BUILD)/.deps
-	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" SEARCH_GEOMETRIES="$(SEARCH_GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) $(if $(SANFLAGS),OPS=20000) FORMAL=$(if $(SANFLAGS),0,1) RTL=$(if $(SANFLAGS),0,1) FUZZ=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
+	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" SEARCH_GEOMETRIES="$(SEARCH_GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) $(if $(SANFLAGS),OPS=20000) LINT=$(if $(SANFLAGS),0,1) FORMAL=$(if $(SANFLAGS),0,1) RTL=$(if $(SANFLAGS),0,1) FUZZ=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
 
 clean:
 	rm -rf build

@@ -33,50 +33,76 @@ report() { # command, its exit status, its output
 {
     echo "# seed $SEED (replay: make test SEED=$SEED)"
     step generated-files-fresh make -s check-regs
-    step verilator-lint make -s lint
-    # The SPI co-simulation is the longest single test binary: it runs on
-    # the second core while the geometries run on the first, and the spidev
-    # backend's test (a few seconds) after it there.
-    spi_out=$BUILD/test-spi.out
-    spidev_out=$BUILD/test-spidev.out
-    {
-        "$BUILD/tests/test-spi" --seed "$SEED" > "$spi_out" 2>&1
-        echo $? > "$spi_out.rc"
-        "$BUILD/tests/test-spidev" --seed "$SEED" > "$spidev_out" 2>&1
-        echo $? > "$spidev_out.rc"
-    } &
-    spi_pid=$!
+    # Lint reads only the RTL (LINT=0 skips it: make test SAN=1).
+    if [ "${LINT:-1}" = 0 ]; then
+        echo "# verilator-lint: run by the plain pass (it does not depend on the C build)"
+    else
+        step verilator-lint make -s lint
+    fi
+    # The long independent checks run two at a time (the machine's two
+    # cores), longest first; each one's output is kept and reported below in
+    # this order, as if they had run one after another.
+    pool=$BUILD/pool
+    rm -rf "$pool" && mkdir -p "$pool"
+    : > "$pool/queue"
+    queue() { # NAME command...: one line of xargs input (no quotes in it)
+        echo "$*" >> "$pool/queue"
+    }
     # The RTL testbenches and the formal proofs do not depend on how the C
     # code is built (RTL=0 and FORMAL=0 skip them: make test SAN=1).
-    if [ "${RTL:-1}" = 0 ]; then
-        echo "# rtl testbenches: run by the plain pass (they do not depend on the C build)"
-    else
-        lines sh tests/rtl/run.sh "$BUILD/rtl"
-    fi
-    [ "${FORMAL:-1}" = 0 ] || lines sh tests/formal/run.sh "$BUILD/formal"
+    [ "${FORMAL:-1}" = 0 ] || queue formal sh tests/formal/run.sh "$BUILD/formal"
+    # The SPI co-simulation, one process per link (clean, noisy).
+    queue spi-noisy "$BUILD/tests/test-spi" --link noisy --seed "$SEED"
+    queue spi-clean "$BUILD/tests/test-spi" --link clean --seed "$SEED"
+    [ "${RTL:-1}" = 0 ] || queue rtl sh tests/rtl/run.sh "$BUILD/rtl"
     for g in $GEOMETRIES; do
         # OPS: fewer random operations (make test SAN=1 sets it: the sanitised
         # model and Verilated chip are several times slower, and the plain
         # pass runs the full count).
-        lines "$BUILD/tests/test-$g" --seed "$SEED" ${OPS:+--ops "$OPS"}
+        queue "geo-$g" "$BUILD/tests/test-$g" --seed "$SEED" ${OPS:+--ops "$OPS"}
     done
+    # The fuzz targets are always built with ASan and UBSan, so one pass
+    # runs them (FUZZ=0 skips them: make test SAN=1).
+    for t in api device; do
+        if [ "${FUZZ:-1}" != 0 ] && [ -x "$BUILD/fuzz/fuzz-$t" ]; then
+            queue "fuzz-$t" sh tests/fuzz/run.sh "$BUILD/fuzz/fuzz-$t" "tests/fuzz/corpus/$t" "$t" 20 "$SEED"
+        fi
+    done
+    queue spidev "$BUILD/tests/test-spidev" --seed "$SEED"
+    queue engines "$BUILD/tests/test-engines" --seed "$SEED"
     # The search's word scan against its C twin, clock for clock (well under
     # a second for all).
     for g in $SEARCH_GEOMETRIES; do
-        lines "$BUILD/tests/test-search-$g" --seed "$SEED"
+        queue "search-$g" "$BUILD/tests/test-search-$g" --seed "$SEED"
     done
-    wait "$spi_pid"
-    report "$BUILD/tests/test-spi --seed $SEED" "$(cat "$spi_out.rc" 2>/dev/null || echo 1)" "$(cat "$spi_out")"
-    report "$BUILD/tests/test-spidev --seed $SEED" "$(cat "$spidev_out.rc" 2>/dev/null || echo 1)" "$(cat "$spidev_out")"
-    lines "$BUILD/tests/test-engines" --seed "$SEED"
+    # shellcheck disable=SC2016
+    xargs -P 2 -L 1 sh -c 'name=$1; shift; start=$(date +%s)
+        "$@" > "$0/$name.out" 2>&1; echo $? > "$0/$name.rc"
+        echo $(( $(date +%s) - start )) > "$0/$name.secs"' "$pool" < "$pool/queue"
+    # pooled NAME: its result, as lines() would have given it.
+    pooled() {
+        cmd=$(sed -n "s|^$1 ||p" "$pool/queue")
+        report "$cmd" "$(cat "$pool/$1.rc" 2>/dev/null || echo 1)" "$(cat "$pool/$1.out" 2>/dev/null)"
+        echo "# $1: $(cat "$pool/$1.secs" 2>/dev/null) s" >> "$LOG"
+    }
+    if [ "${RTL:-1}" = 0 ]; then
+        echo "# rtl testbenches: run by the plain pass (they do not depend on the C build)"
+    else
+        pooled rtl
+    fi
+    [ "${FORMAL:-1}" = 0 ] || pooled formal
+    for g in $GEOMETRIES; do pooled "geo-$g"; done
+    for g in $SEARCH_GEOMETRIES; do pooled "search-$g"; done
+    pooled spi-clean
+    pooled spi-noisy
+    pooled spidev
+    pooled engines
     lines env BUILD="$BUILD" sh bench/run.sh --quick
-    # The fuzz targets are always built with ASan and UBSan, so one pass
-    # runs them (FUZZ=0 skips them: make test SAN=1).
     for t in api device; do
         if [ "${FUZZ:-1}" = 0 ]; then
             echo "# fuzz/$t: run by the plain pass (its binary has the sanitizers already)"
         elif [ -x "$BUILD/fuzz/fuzz-$t" ]; then
-            lines sh tests/fuzz/run.sh "$BUILD/fuzz/fuzz-$t" "tests/fuzz/corpus/$t" "$t" 20 "$SEED"
+            pooled "fuzz-$t"
         else
             echo "# fuzz/$t: skipped, clang is not installed (make deps installs it)"
         fi
