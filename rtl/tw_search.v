@@ -1,7 +1,7 @@
 `default_nettype none
 // tw_search: the next-busy search's word scan, pipelined, on the search
-// ports of one tw_bitmap per level (fpga/ceiling/scan.v's scan_core made
-// parametric: LEVELS 1..4, SLOT_BITS 2..12, LEVELS * SLOT_BITS <= 44).
+// ports of one tw_bitmap per level: LEVELS 1..4, SLOT_BITS 2..12,
+// LEVELS * SLOT_BITS <= 44.
 //
 // What it answers. For a base tick B (i_base), each level k has the pointer
 // p_k = B[(k+1)b-1:kb] (b = SLOT_BITS). Its first busy slot in the circular
