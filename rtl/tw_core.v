@@ -182,11 +182,12 @@ module tw_core #(
     // ================================================= control registers
     reg [1:0]  ctrl_src_q;
     reg        ctrl_irq_en_q, ctrl_vhold_q;
+    reg        vmode_q;                // VHOLD in force: decoded as CTRL is written
     reg [31:0] presc_q, arm_lo_q, horizon_q;
     reg [15:0] arm_hi_q, coal_holdoff_q, coal_thresh_q;
     always @(posedge i_clk)
         if (i_rst) begin
-            ctrl_src_q <= SRC_HOST; ctrl_irq_en_q <= 1'b0; ctrl_vhold_q <= 1'b0;
+            ctrl_src_q <= SRC_HOST; ctrl_irq_en_q <= 1'b0; ctrl_vhold_q <= 1'b0; vmode_q <= 1'b0;
             presc_q <= 0; arm_lo_q <= 0; arm_hi_q <= 0; horizon_q <= 32'hFFFF_FFFF;
             coal_holdoff_q <= 0; coal_thresh_q <= 0;
         end else begin
@@ -194,6 +195,7 @@ module tw_core #(
                 ctrl_src_q    <= wdat[TW_CTRL_TICK_SRC_LSB +: 2];
                 ctrl_irq_en_q <= wdat[TW_CTRL_IRQ_EN_LSB];
                 ctrl_vhold_q  <= wdat[TW_CTRL_VHOLD_LSB];
+                vmode_q       <= wdat[TW_CTRL_TICK_SRC_LSB +: 2] == SRC_HOST && wdat[TW_CTRL_VHOLD_LSB];
             end
             if (w_presc)  presc_q   <= wdat;
             if (w_arm_lo) arm_lo_q  <= wdat;
@@ -204,7 +206,7 @@ module tw_core #(
                 coal_thresh_q  <= wdat[TW_COALESCE_THRESH_LSB +: 16];
             end
         end
-    wire vmode = ctrl_src_q == SRC_HOST && ctrl_vhold_q;   // VHOLD in force
+    wire vmode = vmode_q;
 
     // ===================================================== step decision, D
     reg        step_q;                 // C1: a step decided last clock
@@ -731,7 +733,7 @@ module tw_core #(
             j_hi_q    <= j_carry_q;                          // high parts added
             j_end_q   <= (j_sel_q && j_abort) || j_hi_q || (j_end_q && !j_last);
             j_busy_q  <= j_start || (j_busy_q && !(j_end_q && j_last));
-            if (j_start)
+            if (!j_busy_q)             // j_start's value; not read until it
                 j_wc <= 3'd7;
             else if (j_sel_q && j_abort)
                 j_wc <= 3'd2;
@@ -745,7 +747,7 @@ module tw_core #(
                 j_cool <= j_cool - 4'd1;
             // A command or a search start in the jump's own start clock counts
             // too: the answer the jump was decided on may be gone.
-            if (j_start)
+            if (!j_busy_q)             // as j_start would: not read outside a jump
                 j_seen <= cmd_v || srch_start_q;
             else if (cmd_v || srch_start_q)
                 j_seen <= 1'b1;
@@ -773,6 +775,19 @@ module tw_core #(
     // or the FIFO is full.
     reg [15:0] age_q;
     reg        age_due_q, thresh_due_q, irq_q;
+    // The jump's addition to the age, saturating, formed in J_SEL from both
+    // candidates of its amount (as j_amt_q is chosen) so that J_LO only
+    // loads it. age_q stands still through J_SEL (no tick reaches V, and
+    // the FIFO is neither pushed nor popped from J_SEL to J_LO, so it
+    // cannot empty there; if it is empty J_LO clears the age anyway).
+    reg [15:0]  j_age_q;
+    wire [16:0] j_age_adv = {1'b0, age_q} + {1'b0, adv_left[15:0]};
+    wire [16:0] j_age_gap = {1'b0, age_q} + {1'b0, n2_gap[15:0]};
+    wire [15:0] j_age_adv_sat = |adv_left[31:16] || j_age_adv[16] ? 16'hFFFF : j_age_adv[15:0];
+    wire [15:0] j_age_gap_sat = |n2_gap[31:16] || j_age_gap[16] ? 16'hFFFF : j_age_gap[15:0];
+    always @(posedge i_clk)
+        if (j_sel_q)
+            j_age_q <= j_big || !j_less ? j_age_adv_sat : j_age_gap_sat;
     always @(posedge i_clk)
         if (i_rst) begin
             age_q <= 0; age_due_q <= 1'b1; thresh_due_q <= 1'b1; irq_q <= 1'b0;
@@ -780,8 +795,7 @@ module tw_core #(
             if (fifo_empty)
                 age_q <= 0;
             else if (j_lo_q)
-                age_q <= |j_amt_q[31:16] || {1'b0, age_q} + {1'b0, j_amt_q[15:0]} > 17'hFFFF
-                         ? 16'hFFFF : age_q + j_amt_q[15:0];
+                age_q <= j_age_q;
             else if (step_v && !(&age_q))
                 age_q <= age_q + 16'd1;
             age_due_q    <= age_q >= coal_holdoff_q;
@@ -1123,6 +1137,7 @@ module tw_core #(
                                  + {5'd0, cmd_h1} + {5'd0, cmd_h2} + {5'd0, cmd_g} + {5'd0, cmd_e});
         assert(cmd_hold_q == (cmd_fly_q > 3'd1) && cmd_fly_nz_q == (cmd_fly_q != 3'd0));
         assert(adv_busy == (adv_st_q != 3'd0));
+        assert(vmode_q == (ctrl_src_q == SRC_HOST && ctrl_vhold_q));
         assert(req_cmd == (req_we_q && req_adr_q == TW_REG_CMD));
         if (late_e) assert(cmd_e);
         if (late_g) assert(cmd_g);
