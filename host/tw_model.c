@@ -1012,6 +1012,93 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
     return true;
 }
 
+/* A CMD write from a quiet state in which time cannot move whatever the
+ * search answers (HOLD, ADVANCE spent, or no host tick source), in closed
+ * form up to the access's end: R and B0 as for fast_access(); B1 latches
+ * the command (cnt_cmds, fly_n); V writes the bitmap, gives the late
+ * verdict (no tick is in V, so nothing was seen) and starts the search
+ * again; the idle clock after the ack starts it and passes the command on
+ * to H2. The state after that is not quiet: the next edges are computed
+ * whole. Requires the running search's answer to be at least five clocks
+ * away, so that its outputs stay still until the restart. Returns false,
+ * having changed nothing, for any other state. */
+static bool fast_cmd(tw_model *m, uint32_t dat)
+{
+    if (!m->quiet) {
+        if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
+            return false;
+        m->quiet = true;
+    }
+    tw_flops *f = m->f;
+    if (f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->hold_q)
+        return false; /* a jump or a step could start once the search answers */
+    if (quiet_edges(m) < 5)
+        return false;
+    const unsigned depth = 1u << m->fifo_log2;
+    const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
+    /* R, B0: the request and its decode; the B1 flops from the data */
+    f->req_we_q = true;
+    f->req_adr_q = ADR_CMD;
+    f->req_dat_q = dat;
+    decode_request(m, f, dat);
+    command_v_inputs(m, f, dat);
+    m->decoded = true;
+    m->decoded_dat = dat;
+    m->cmd_in_ok = true;
+    m->cmd_in_dat = dat;
+    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    /* B1 */
+    const bool c_set = f->wop_set && f->wcmd_ok, c_clear = f->wop_clear && f->wcmd_ok;
+    const bool c_clear_all = f->wop_clear_all;
+    const bool c_bad = !((f->wop_set || f->wop_clear) && f->wcmd_ok) && !f->wop_clear_all;
+    const uint8_t c_wr = f->wcmd_wr;
+    f->cnt_cmds_q++;
+    f->fly_n_q = (uint8_t)((f->fly_n_q + 1u) & 15u);
+    /* V (room_q from the fly count B1 raised) */
+    const bool cmd_v = c_set || c_clear || c_clear_all;
+    const bool late_v = c_set && f->c_reached; /* visit_v is 0: nothing seen */
+    f->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
+    if (c_bad) {
+        f->cmd_err_q = true;
+        f->cnt_buserr_q++;
+    }
+    if (cmd_v) {
+        f->srch_base_q = f->tick_v;
+        f->j_seen = true;
+    }
+    if (c_clear_all) {
+        memset(m->map, 0, sizeof m->map);
+    } else if (c_wr) {
+        unsigned lvl = (unsigned)__builtin_ctz(c_wr);
+        uint16_t bit = (uint16_t)(1u << (f->c_slot & ((1u << m->sw_log2) - 1u)));
+        uint16_t *w = &m->map[lvl][f->c_slot >> m->sw_log2];
+        *w = c_set ? (uint16_t)(*w | bit) : (uint16_t)(*w & ~bit);
+    }
+    /* the delay RAM: the old command for R and B0, the new one after */
+    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
+    dly_clock(m, &old);
+    dly_clock(m, &old);
+    for (int i = 0; i < 3; i++)
+        dly_clock(m, &cur);
+    /* the search: four clocks of the running one, then the restart */
+    if (m->srch.started && m->srch.t < m->srch.t_valid)
+        m->srch.t += 4;
+    if (cmd_v) {
+        tw_search_model_step(&m->srch, 1, f->srch_base_q, m->words);
+        f->n1_v = false;
+    } else if (m->srch.started && m->srch.t < m->srch.t_valid) {
+        m->srch.t++;
+    }
+    /* the idle clock after the ack: the command in H2 */
+    f->cmd_h2 = true;
+    f->late_h2 = late_v;
+    f->cmd_fly_q = 4;
+    m->cycles += 5;
+    m->quiet = false;
+    return true;
+}
+
 /* ------------------------------------------------------------- device ops */
 
 static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uint32_t *rdata)
@@ -1019,6 +1106,8 @@ static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uin
     if (addr % 4u != 0 || addr / 4u >= TW_REG_COUNT)
         return TW_EINVAL;
     if (fast_access(m, addr / 4u, we, wdata, rdata))
+        return TW_OK;
+    if (we && addr / 4u == ADR_CMD && fast_cmd(m, wdata))
         return TW_OK;
     tw_bus_in req = { false, true, true, we, addr / 4u, wdata };
     bool acked = false;
