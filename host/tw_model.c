@@ -188,6 +188,11 @@ typedef struct tw_model {
      * output, no memory but that RAM, and the search only by its clock
      * count (quiet_edges() says for how many edges). */
     bool quiet;
+    /* The state is the one fast_cmd() left: a search started afresh, the
+     * command in H2 with no late entry behind it, at least seven clocks
+     * before the search answers; settling needs no more than the next
+     * access's seven clocks (fast_access()). */
+    bool cmd_settle;
     /* What the flops computed from the request's data (and tick_p and the
      * armed tick) were last computed from: unchanged inputs, unchanged
      * flops. */
@@ -879,6 +884,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
 /* A committed edge; an idle one tells whether the state is quiet. */
 static void tw_model_edge(tw_model *mdl, const tw_bus_in *in)
 {
+    mdl->cmd_settle = false;
     mdl->quiet = edge(mdl, in, true);
 }
 
@@ -962,14 +968,36 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
 {
     if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI) : adr == ADR_EVT_TICK)
         return false;
-    if (!m->quiet) {
-        if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
-            return false;
-        m->quiet = true;
-    }
-    if (quiet_edges(m) < 5)
-        return false;
     tw_flops *f = m->f;
+    unsigned clocks = 5;
+    if (m->cmd_settle) {
+        /* Right after fast_cmd(): the access waits two clocks more for the
+         * command (cmd_fly), and by its B1 the command has left E and
+         * lowered the fly count again, and the search's restart has
+         * reached N2 (no answer, SEARCHING up, NEXT 0, no far jump). The
+         * search's outputs hold meanwhile. */
+        if (quiet_edges(m) < 7)
+            return false;
+        f->cmd_h2 = false;
+        f->fly_n_q = (uint8_t)((f->fly_n_q - 1u) & 15u);
+        f->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= (1u << m->fifo_log2);
+        f->cmd_fly_q = 0;
+        f->n1_v = f->n2_v = false;
+        f->searching_q = true;
+        f->next_q = 0;
+        f->j_far_q = false;
+        m->cmd_settle = false;
+        m->quiet = true;
+        clocks = 7;
+    } else {
+        if (!m->quiet) {
+            if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
+                return false;
+            m->quiet = true;
+        }
+        if (quiet_edges(m) < 5)
+            return false;
+    }
     const uint32_t val = we ? 0 : read_group(m, adr);
     /* The delay RAM takes the old command level and slot for two more
      * clocks (R, B0), the request's from B1 on. */
@@ -992,11 +1020,11 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
     const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
     dly_clock(m, &old);
     dly_clock(m, &old);
-    for (int i = 0; i < 3; i++)
+    for (unsigned i = 2; i < clocks; i++)
         dly_clock(m, &cur);
     if (m->srch.started && m->srch.t < m->srch.t_valid)
-        m->srch.t += 5;
-    m->cycles += 5;
+        m->srch.t += clocks;
+    m->cycles += clocks;
     if (!we) {
         if (adr == ADR_NOW_LO)
             f->now_hi_latch_q = (uint16_t)(f->hi_q >> 8); /* tick_p[47:32] */
@@ -1096,6 +1124,7 @@ static bool fast_cmd(tw_model *m, uint32_t dat)
     f->cmd_fly_q = 4;
     m->cycles += 5;
     m->quiet = false;
+    m->cmd_settle = cmd_v && !late_v && !m->srch.valid && quiet_edges(m) >= 7;
     return true;
 }
 
@@ -1170,6 +1199,7 @@ static void model_set_ext_tick(void *ctx, int level)
     if (m && m->ext_tick != (level != 0)) {
         m->ext_tick = level != 0;
         m->quiet = false; /* the synchroniser will move */
+        m->cmd_settle = false;
     }
 }
 
