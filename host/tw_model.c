@@ -26,9 +26,10 @@
  * none about to start, everything that follows them settled (time stopped:
  * ADVANCE spent, HOLD, or no tick source). The edge tells whether it was
  * quiet; from a quiet state every idle edge up to the search's answer is
- * quiet too, so waits run in closed form (skip_quiet()), and so do reads
- * and ARM writes (fast_access()), the driver's STATUS polls among them. Any
- * other edge is computed whole. Real-time stretches (the prescaler or the
+ * quiet too, so waits run in closed form (skip_quiet()), and so do reads,
+ * ARM writes and flag-clearing STATUS writes (fast_access()), the driver's
+ * STATUS polls among them, and a CMD write with time held together with
+ * the access after it (fast_cmd()). Any other edge is computed whole. Real-time stretches (the prescaler or the
  * external input ticking) are computed edge by edge.
  */
 #include <stdbool.h>
@@ -958,7 +959,7 @@ static bool maybe_quiet(const tw_flops *f)
 
 /* A register access from a quiet state that leaves it quiet, in closed
  * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
- * ARM_HI. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
+ * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
  * bus's flops, decode the request's data, and give the read the value the
  * register has in B1, which is its value now; nothing else can move, since
  * in a quiet state no tick, command, jump or ADVANCE sum is under way and
@@ -966,9 +967,13 @@ static bool maybe_quiet(const tw_flops *f)
  * access or state. */
 static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32_t *rdata)
 {
-    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI) : adr == ADR_EVT_TICK)
-        return false;
     tw_flops *f = m->f;
+    /* A STATUS write clears flags; with no ADVANCE left (or no host tick
+     * source) a cleared HOLD lets nothing start, and only the interrupt
+     * line follows. */
+    const bool status_ok = adr == ADR_STATUS && (f->ctrl_src_q != SRC_HOST || !f->adv_nz_q);
+    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI || status_ok) : adr == ADR_EVT_TICK)
+        return false;
     unsigned clocks = 5;
     if (m->cmd_settle) {
         /* Right after fast_cmd(): the access waits two clocks more for the
@@ -1010,6 +1015,17 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
         f->arm_lo_q = dat;
     if (we && adr == ADR_ARM_HI)
         f->arm_hi_q = (uint16_t)dat;
+    if (we && adr == ADR_STATUS) {
+        /* B1 clears, the clock after it the interrupt line follows */
+        if (dat & TW_STATUS_OVERFLOW_MASK)
+            f->overflow_q = false;
+        if (dat & TW_STATUS_CMD_ERR_MASK)
+            f->cmd_err_q = false;
+        if (dat & TW_STATUS_HOLD_MASK)
+            f->hold_q = false;
+        f->irq_q = f->ctrl_irq_en_q && f->count_q != 0
+                   && (f->hold_q || f->count_q == (1u << m->fifo_log2) || f->thresh_due_q || f->age_due_q);
+    }
     command_v_inputs(m, f, dat);
     m->decoded = true;
     m->decoded_dat = dat;
