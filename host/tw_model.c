@@ -947,14 +947,16 @@ static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
 
 /* Cheap signs that an idle edge would not be quiet, checked before working
  * one out: something in flight on the bus, in the tick or command pipeline,
- * the jump, an ADVANCE sum, the FIFO's read-out or a search start. */
+ * the jump, an ADVANCE sum, the FIFO's read-out or a search start, or the
+ * prescaler as the tick source. */
 static bool maybe_quiet(const tw_flops *f)
 {
     return !(f->pend_q | f->acc1_q | f->acc2_q | f->o_wb_ack | f->rd1_q | f->step_q | f->fly_q | f->step_c_q
              | f->step_p_q | f->j_busy_q | f->j_go_q | f->adv_pend_q | f->pop_fifo | f->push_e | f->srch_start_q
              | f->cmd_h1 | f->cmd_h2 | f->cmd_g | f->cmd_e)
            && f->cmd_fly_q == 0 && f->adv_st_q == A_IDLE && f->empty1_q == (f->count_q == 0)
-           && f->sel_empty_q == f->empty1_q;
+           && f->sel_empty_q == f->empty1_q
+           && f->ctrl_src_q != SRC_INT; /* the prescaler moves every clock */
 }
 
 /* A register access from a quiet state that leaves it quiet, in closed
@@ -1068,16 +1070,17 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
  * having changed nothing, for any other state. */
 static bool fast_cmd(tw_model *m, uint32_t dat)
 {
-    if (!m->quiet) {
-        if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
-            return false;
-        m->quiet = true;
-    }
     tw_flops *f = m->f;
+    /* the cheap tests first: the trial edge costs a whole clock */
     if (f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->hold_q)
         return false; /* a jump or a step could start once the search answers */
     if (quiet_edges(m) < 5)
         return false;
+    if (!m->quiet) {
+        if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
+            return false;
+        m->quiet = true;
+    }
     const unsigned depth = 1u << m->fifo_log2;
     const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
     /* R, B0: the request and its decode; the B1 flops from the data */
