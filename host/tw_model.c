@@ -26,9 +26,10 @@
  * none about to start, everything that follows them settled (time stopped:
  * ADVANCE spent, HOLD, or no tick source). The edge tells whether it was
  * quiet; from a quiet state every idle edge up to the search's answer is
- * quiet too, so waits run in closed form (skip_quiet()), and so do reads
- * and ARM writes (fast_access()), the driver's STATUS polls among them. Any
- * other edge is computed whole. Real-time stretches (the prescaler or the
+ * quiet too, so waits run in closed form (skip_quiet()), and so do reads,
+ * ARM writes and flag-clearing STATUS writes (fast_access()), the driver's
+ * STATUS polls among them, and a CMD write with time held together with
+ * the access after it (fast_cmd()). Any other edge is computed whole. Real-time stretches (the prescaler or the
  * external input ticking) are computed edge by edge.
  */
 #include <stdbool.h>
@@ -188,6 +189,11 @@ typedef struct tw_model {
      * output, no memory but that RAM, and the search only by its clock
      * count (quiet_edges() says for how many edges). */
     bool quiet;
+    /* The state is the one fast_cmd() left: a search started afresh, the
+     * command in H2 with no late entry behind it, at least seven clocks
+     * before the search answers; settling needs no more than the next
+     * access's seven clocks (fast_access()). */
+    bool cmd_settle;
     /* What the flops computed from the request's data (and tick_p and the
      * armed tick) were last computed from: unchanged inputs, unchanged
      * flops. */
@@ -879,6 +885,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
 /* A committed edge; an idle one tells whether the state is quiet. */
 static void tw_model_edge(tw_model *mdl, const tw_bus_in *in)
 {
+    mdl->cmd_settle = false;
     mdl->quiet = edge(mdl, in, true);
 }
 
@@ -940,19 +947,21 @@ static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
 
 /* Cheap signs that an idle edge would not be quiet, checked before working
  * one out: something in flight on the bus, in the tick or command pipeline,
- * the jump, an ADVANCE sum, the FIFO's read-out or a search start. */
+ * the jump, an ADVANCE sum, the FIFO's read-out or a search start, or the
+ * prescaler as the tick source. */
 static bool maybe_quiet(const tw_flops *f)
 {
     return !(f->pend_q | f->acc1_q | f->acc2_q | f->o_wb_ack | f->rd1_q | f->step_q | f->fly_q | f->step_c_q
              | f->step_p_q | f->j_busy_q | f->j_go_q | f->adv_pend_q | f->pop_fifo | f->push_e | f->srch_start_q
              | f->cmd_h1 | f->cmd_h2 | f->cmd_g | f->cmd_e)
            && f->cmd_fly_q == 0 && f->adv_st_q == A_IDLE && f->empty1_q == (f->count_q == 0)
-           && f->sel_empty_q == f->empty1_q;
+           && f->sel_empty_q == f->empty1_q
+           && f->ctrl_src_q != SRC_INT; /* the prescaler moves every clock */
 }
 
 /* A register access from a quiet state that leaves it quiet, in closed
  * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
- * ARM_HI. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
+ * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
  * bus's flops, decode the request's data, and give the read the value the
  * register has in B1, which is its value now; nothing else can move, since
  * in a quiet state no tick, command, jump or ADVANCE sum is under way and
@@ -960,16 +969,42 @@ static bool maybe_quiet(const tw_flops *f)
  * access or state. */
 static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32_t *rdata)
 {
-    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI) : adr == ADR_EVT_TICK)
-        return false;
-    if (!m->quiet) {
-        if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
-            return false;
-        m->quiet = true;
-    }
-    if (quiet_edges(m) < 5)
-        return false;
     tw_flops *f = m->f;
+    /* A STATUS write clears flags; with no ADVANCE left (or no host tick
+     * source) a cleared HOLD lets nothing start, and only the interrupt
+     * line follows. */
+    const bool status_ok = adr == ADR_STATUS && (f->ctrl_src_q != SRC_HOST || !f->adv_nz_q);
+    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI || status_ok) : adr == ADR_EVT_TICK)
+        return false;
+    unsigned clocks = 5;
+    if (m->cmd_settle) {
+        /* Right after fast_cmd(): the access waits two clocks more for the
+         * command (cmd_fly), and by its B1 the command has left E and
+         * lowered the fly count again, and the search's restart has
+         * reached N2 (no answer, SEARCHING up, NEXT 0, no far jump). The
+         * search's outputs hold meanwhile. */
+        if (quiet_edges(m) < 7)
+            return false;
+        f->cmd_h2 = false;
+        f->fly_n_q = (uint8_t)((f->fly_n_q - 1u) & 15u);
+        f->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= (1u << m->fifo_log2);
+        f->cmd_fly_q = 0;
+        f->n1_v = f->n2_v = false;
+        f->searching_q = true;
+        f->next_q = 0;
+        f->j_far_q = false;
+        m->cmd_settle = false;
+        m->quiet = true;
+        clocks = 7;
+    } else {
+        if (!m->quiet) {
+            if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
+                return false;
+            m->quiet = true;
+        }
+        if (quiet_edges(m) < 5)
+            return false;
+    }
     const uint32_t val = we ? 0 : read_group(m, adr);
     /* The delay RAM takes the old command level and slot for two more
      * clocks (R, B0), the request's from B1 on. */
@@ -982,6 +1017,17 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
         f->arm_lo_q = dat;
     if (we && adr == ADR_ARM_HI)
         f->arm_hi_q = (uint16_t)dat;
+    if (we && adr == ADR_STATUS) {
+        /* B1 clears, the clock after it the interrupt line follows */
+        if (dat & TW_STATUS_OVERFLOW_MASK)
+            f->overflow_q = false;
+        if (dat & TW_STATUS_CMD_ERR_MASK)
+            f->cmd_err_q = false;
+        if (dat & TW_STATUS_HOLD_MASK)
+            f->hold_q = false;
+        f->irq_q = f->ctrl_irq_en_q && f->count_q != 0
+                   && (f->hold_q || f->count_q == (1u << m->fifo_log2) || f->thresh_due_q || f->age_due_q);
+    }
     command_v_inputs(m, f, dat);
     m->decoded = true;
     m->decoded_dat = dat;
@@ -992,11 +1038,11 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
     const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
     dly_clock(m, &old);
     dly_clock(m, &old);
-    for (int i = 0; i < 3; i++)
+    for (unsigned i = 2; i < clocks; i++)
         dly_clock(m, &cur);
     if (m->srch.started && m->srch.t < m->srch.t_valid)
-        m->srch.t += 5;
-    m->cycles += 5;
+        m->srch.t += clocks;
+    m->cycles += clocks;
     if (!we) {
         if (adr == ADR_NOW_LO)
             f->now_hi_latch_q = (uint16_t)(f->hi_q >> 8); /* tick_p[47:32] */
@@ -1012,6 +1058,95 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
     return true;
 }
 
+/* A CMD write from a quiet state in which time cannot move whatever the
+ * search answers (HOLD, ADVANCE spent, or no host tick source), in closed
+ * form up to the access's end: R and B0 as for fast_access(); B1 latches
+ * the command (cnt_cmds, fly_n); V writes the bitmap, gives the late
+ * verdict (no tick is in V, so nothing was seen) and starts the search
+ * again; the idle clock after the ack starts it and passes the command on
+ * to H2. The state after that is not quiet: the next edges are computed
+ * whole. Requires the running search's answer to be at least five clocks
+ * away, so that its outputs stay still until the restart. Returns false,
+ * having changed nothing, for any other state. */
+static bool fast_cmd(tw_model *m, uint32_t dat)
+{
+    tw_flops *f = m->f;
+    /* the cheap tests first: the trial edge costs a whole clock */
+    if (f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->hold_q)
+        return false; /* a jump or a step could start once the search answers */
+    if (quiet_edges(m) < 5)
+        return false;
+    if (!m->quiet) {
+        if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
+            return false;
+        m->quiet = true;
+    }
+    const unsigned depth = 1u << m->fifo_log2;
+    const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
+    /* R, B0: the request and its decode; the B1 flops from the data */
+    f->req_we_q = true;
+    f->req_adr_q = ADR_CMD;
+    f->req_dat_q = dat;
+    decode_request(m, f, dat);
+    command_v_inputs(m, f, dat);
+    m->decoded = true;
+    m->decoded_dat = dat;
+    m->cmd_in_ok = true;
+    m->cmd_in_dat = dat;
+    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    /* B1 */
+    const bool c_set = f->wop_set && f->wcmd_ok, c_clear = f->wop_clear && f->wcmd_ok;
+    const bool c_clear_all = f->wop_clear_all;
+    const bool c_bad = !((f->wop_set || f->wop_clear) && f->wcmd_ok) && !f->wop_clear_all;
+    const uint8_t c_wr = f->wcmd_wr;
+    f->cnt_cmds_q++;
+    f->fly_n_q = (uint8_t)((f->fly_n_q + 1u) & 15u);
+    /* V (room_q from the fly count B1 raised) */
+    const bool cmd_v = c_set || c_clear || c_clear_all;
+    const bool late_v = c_set && f->c_reached; /* visit_v is 0: nothing seen */
+    f->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
+    if (c_bad) {
+        f->cmd_err_q = true;
+        f->cnt_buserr_q++;
+    }
+    if (cmd_v) {
+        f->srch_base_q = f->tick_v;
+        f->j_seen = true;
+    }
+    if (c_clear_all) {
+        memset(m->map, 0, sizeof m->map);
+    } else if (c_wr) {
+        unsigned lvl = (unsigned)__builtin_ctz(c_wr);
+        uint16_t bit = (uint16_t)(1u << (f->c_slot & ((1u << m->sw_log2) - 1u)));
+        uint16_t *w = &m->map[lvl][f->c_slot >> m->sw_log2];
+        *w = c_set ? (uint16_t)(*w | bit) : (uint16_t)(*w & ~bit);
+    }
+    /* the delay RAM: the old command for R and B0, the new one after */
+    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
+    dly_clock(m, &old);
+    dly_clock(m, &old);
+    for (int i = 0; i < 3; i++)
+        dly_clock(m, &cur);
+    /* the search: four clocks of the running one, then the restart */
+    if (m->srch.started && m->srch.t < m->srch.t_valid)
+        m->srch.t += 4;
+    if (cmd_v) {
+        tw_search_model_step(&m->srch, 1, f->srch_base_q, m->words);
+        f->n1_v = false;
+    } else if (m->srch.started && m->srch.t < m->srch.t_valid) {
+        m->srch.t++;
+    }
+    /* the idle clock after the ack: the command in H2 */
+    f->cmd_h2 = true;
+    f->late_h2 = late_v;
+    f->cmd_fly_q = 4;
+    m->cycles += 5;
+    m->quiet = false;
+    m->cmd_settle = cmd_v && !late_v && !m->srch.valid && quiet_edges(m) >= 7;
+    return true;
+}
+
 /* ------------------------------------------------------------- device ops */
 
 static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uint32_t *rdata)
@@ -1019,6 +1154,8 @@ static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uin
     if (addr % 4u != 0 || addr / 4u >= TW_REG_COUNT)
         return TW_EINVAL;
     if (fast_access(m, addr / 4u, we, wdata, rdata))
+        return TW_OK;
+    if (we && addr / 4u == ADR_CMD && fast_cmd(m, wdata))
         return TW_OK;
     tw_bus_in req = { false, true, true, we, addr / 4u, wdata };
     bool acked = false;
@@ -1081,6 +1218,7 @@ static void model_set_ext_tick(void *ctx, int level)
     if (m && m->ext_tick != (level != 0)) {
         m->ext_tick = level != 0;
         m->quiet = false; /* the synchroniser will move */
+        m->cmd_settle = false;
     }
 }
 
