@@ -118,19 +118,28 @@ def fmt_row_md(r):
             f"| {fmax} | {r['target_mhz']} | {icet} | {res} |")
 
 
-def linear_fit(points):
-    n = len(points)
-    if n < 2:
+def plane_fit(points):
+    """Least squares z = a + b*x + c*y over (x, y, z) points: (a, b, c), or
+    None where the points do not pin the plane down."""
+    if len(points) < 3:
         return None
-    sx = sum(x for x, _ in points)
-    sy = sum(y for _, y in points)
-    sxx = sum(x * x for x, _ in points)
-    sxy = sum(x * y for x, y in points)
-    den = n * sxx - sx * sx
-    if den == 0:
+    # The normal equations, solved by Cramer's rule (three unknowns).
+    rows = [(1.0, float(x), float(y)) for x, y, _ in points]
+    m = [[sum(r[i] * r[j] for r in rows) for j in range(3)] for i in range(3)]
+    v = [sum(r[i] * z for r, (_, _, z) in zip(rows, points)) for i in range(3)]
+
+    def det(a):
+        return (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+                - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+                + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+    d = det(m)
+    if abs(d) < 1e-9:
         return None
-    c = (n * sxy - sx * sy) / den
-    return (sy - c * sx) / n, c
+    out = []
+    for k in range(3):
+        mk = [[v[i] if j == k else m[i][j] for j in range(3)] for i in range(3)]
+        out.append(det(mk) / d)
+    return tuple(out)
 
 
 REG_GROUPS = [
@@ -199,19 +208,22 @@ def area_section(area, rows):
         md.append(f"| {label} | {n} |")
     md.append("")
 
-    # LC cost per slot across the sweep (packed LCs, one board).
+    # LC cost per level and per slot across the sweep (packed LCs, one
+    # board), over the builds whose levels sit in EBR (256 slots or more).
     for board in ("hx8k", "icebreaker"):
-        pts = [(int(r["levels"]) << int(r["slot_bits"]), int(r["lcs"])) for r in rows
-               if r["board"] == board and r["lcs"]]
-        fit = linear_fit(pts)
-        if fit and len(pts) >= 3:
-            a, c = fit
-            md.append(f"Across the sweep ({board}, packed LCs against slots m·2^b) the chip costs about "
-                      f"**{c:.1f} LCs per slot** on top of a fixed {a:.0f} LCs (least-squares fit over "
-                      f"{len(pts)} builds): the busy bits themselves sit in EBR, so what grows with the "
-                      f"slots is a written-word flag per 16 slots and the EBRs. Levels of 64 slots or fewer "
-                      f"are too small for Yosys to put in EBR and stay in flops, which is why 4 × 64 is "
-                      f"larger than 4 × 256.")
+        pts = [(int(r["levels"]), int(r["levels"]) << int(r["slot_bits"]), int(r["lcs"])) for r in rows
+               if r["board"] == board and r["lcs"] and int(r["slot_bits"]) >= 8]
+        fit = plane_fit(pts)
+        if fit and len(pts) >= 4:
+            a, b, c = fit
+            md.append(f"Across the sweep ({board}, packed LCs against levels m and slots m·2^b, the "
+                      f"{len(pts)} builds whose levels have 256 slots or more; least squares) the chip costs "
+                      f"about **{b:.0f} LCs per level** and **{c:.2f} LCs per slot** on top of a fixed "
+                      f"{a:.0f} LCs. A level brings its own bitmap ports, visit pipeline and search lane; "
+                      f"the busy bits themselves sit in EBR, so what grows with the slots is a written-word "
+                      f"flag per 16 slots and the scan's wider offsets. Levels of 64 slots or fewer are too "
+                      f"small for Yosys to put in EBR and stay in flops, which is why 4 × 64 is larger than "
+                      f"4 × 256.")
             md.append("")
             break
     return md
@@ -225,17 +237,18 @@ def ceiling_section(path, rows):
     with open(path) as f:
         ceil = list(csv.DictReader(f))
     out = ["## The fabric's ceiling", ""]
-    out.append("The chip's tick counter is 48 bits wide and steps once per clock, so no build of it can "
-               "run faster than that counter alone. `fpga/ceiling.sh` places and routes just such a counter "
-               "(`fpga/ceiling/counter.v`: the counter and nothing else, on an empty device), stepping by one "
-               "(a tick) or by a registered amount (a virtual-time jump), and a counter half as wide.")
+    out.append("The chip's tick counter is 48 bits, kept as two 24-bit halves with a registered carry so "
+               "that it can step once per clock at what a 24-bit counter allows; a 48-bit counter in one "
+               "carry chain shows what the unsplit counter would have allowed. `fpga/ceiling.sh` places and "
+               "routes such counters (`fpga/ceiling/counter.v`: the counter and nothing else, on an empty "
+               "device), stepping by one (a tick) or by a registered amount (a virtual-time jump).")
     out.append("")
     out.append("| board | counter | step | fmax MHz | target MHz | chip's fmax MHz |")
     out.append("|---|---:|---|---:|---:|---:|")
     for c in ceil:
         own = next((r for r in rows if r["board"] == c["board"] and r["fmax_mhz"]), None)
         target = own["target_mhz"] if own else ""
-        chip = own["fmax_mhz"] if own and c["width"] == "48" and c["step"] == "one" else ""
+        chip = own["fmax_mhz"] if own and c["width"] == "24" and c["step"] == "one" else ""
         step = "one tick" if c["step"] == "one" else "an amount"
         out.append(f"| {c['board']} | {c['width']} bits | {step} | {float(c['fmax_mhz']):.2f} | {target} | {chip} |")
     out.append("")
@@ -246,8 +259,11 @@ def ceiling_section(path, rows):
             f48, target = float(c48["fmax_mhz"]), float(own["target_mhz"])
             verdict = ("below" if f48 < target else
                        "less than 10 % above" if f48 < 1.1 * target else "above")
+            c24 = next((c for c in ceil if c["board"] == board and c["width"] == "24" and c["step"] == "one"), None)
+            split = (f"; the 24-bit half the chip steps reaches {float(c24['fmax_mhz']):.2f} MHz, so the "
+                     f"counter does not bound the chip's {float(own['fmax_mhz']):.2f} MHz") if c24 else ""
             out.append(f"- {BOARD_NAME.get(board, board)}: the bare 48-bit counter reaches {f48:.2f} MHz, "
-                       f"{verdict} the {target:g} MHz target.")
+                       f"{verdict} the {target:g} MHz target{split}.")
     out.append("")
     return out
 
@@ -382,8 +398,7 @@ def main():
     md.append("")
     md.append("The slowest register-to-register path of each board's own bitstream build, as the HDL "
               "signals it passes through (from nextpnr's log), in order; where Yosys renamed a net after a "
-              "neighbouring register or memory, that one is listed apart, in order of first appearance. `entry` is "
-              "the FIFO entry, whose top 48 bits are `now_next`; `n_events` feeds the event counters.")
+              "neighbouring register or memory, that one is listed apart, in order of first appearance.")
     md.append("")
     for board, _dst, r in bins:
         if not r["fmax_mhz"]:
