@@ -974,7 +974,12 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
      * source) a cleared HOLD lets nothing start, and only the interrupt
      * line follows. */
     const bool status_ok = adr == ADR_STATUS && (f->ctrl_src_q != SRC_HOST || !f->adv_nz_q);
-    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI || status_ok) : adr == ADR_EVT_TICK)
+    /* An ADVANCE write with none left, host ticks: nothing can start before
+     * the sum (adv_nz stays low), so its five clocks only take the sum's
+     * state machine from B1 to A_LO; the sum itself is computed edge by
+     * edge in the next access. */
+    const bool adv_ok = adr == ADR_ADVANCE && f->ctrl_src_q == SRC_HOST && !f->adv_nz_q && !m->cmd_settle;
+    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI || status_ok || adv_ok) : adr == ADR_EVT_TICK)
         return false;
     unsigned clocks = 5;
     if (m->cmd_settle) {
@@ -1055,6 +1060,12 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
     }
     if (!addr_ok(adr, we))
         f->cnt_buserr_q++;
+    if (we && adr == ADR_ADVANCE) {
+        /* B1 starts the sum (SETTLE1), B2 and B3 settle it: A_LO next */
+        f->adv_add_hi_q = (uint16_t)(dat >> 16);
+        f->adv_st_q = A_LO;
+        m->quiet = false;
+    }
     return true;
 }
 
