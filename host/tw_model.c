@@ -28,9 +28,12 @@
  * quiet; from a quiet state every idle edge up to the search's answer is
  * quiet too, so waits run in closed form (skip_quiet()), and so do reads,
  * ARM writes and flag-clearing STATUS writes (fast_access()), the driver's
- * STATUS polls among them, and a CMD write with time held together with
- * the access after it (fast_cmd()). Any other edge is computed whole. Real-time stretches (the prescaler or the
- * external input ticking) are computed edge by edge.
+ * STATUS polls among them, an ADVANCE write with none left (fast_access()
+ * too, up to the sum's first step), a CMD write with time held together
+ * with the access after it (fast_cmd()), and an EVT_TICK read with no step
+ * able to start (fast_pop(), the read-out alone stepped). Any other edge is
+ * computed whole. Real-time stretches (the prescaler or the external input
+ * ticking) are computed edge by edge.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -335,6 +338,48 @@ static void command_v_inputs(const tw_model *m, tw_flops *f, uint32_t dat)
     command_inputs(m, f, dat, tick_p, arm);
 }
 
+/* The event read-out's flops (head, selection, EVT_INFO, the pop and what
+ * was consumed of the head) at an edge from state m, into np. */
+static void readout(const tw_model *mdl, const tw_flops *m, tw_flops *np)
+{
+    const bool fifo_empty = m->count_q == 0;
+    const unsigned slot_mask = (1u << mdl->slot_bits) - 1u;
+    np->head_q = mdl->fifo_mem[m->rd_ptr_q];
+    np->empty1_q = fifo_empty;
+    {
+        const tw_entry *h = &m->head_q;
+        const bool rem_late = h->late && !m->consumed_late_q;
+        const unsigned rem_mask = h->mask & ~m->consumed_mask_q & 15u;
+        const unsigned vis_level = rem_mask ? (unsigned)__builtin_ctz(rem_mask) : 0u;
+        const unsigned vis_bit = rem_mask ? 1u << vis_level : 0u;
+        np->sel_late_q = rem_late;
+        np->sel_level_q = (uint8_t)vis_level;
+        np->sel_bit_q = (uint8_t)vis_bit;
+        np->sel_last_q = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+        np->sel_empty_q = m->empty1_q;
+        if (m->sel_empty_q) {
+            np->evt_info_q = 0;
+        } else {
+            unsigned slot = m->sel_late_q ? h->slot
+                                          : (unsigned)(h->tick >> (m->sel_level_q * mdl->slot_bits)) & slot_mask;
+            unsigned level = m->sel_late_q ? h->level : m->sel_level_q;
+            np->evt_info_q = TW_EVT_INFO_VALID_MASK | ((uint32_t)m->sel_late_q << TW_EVT_INFO_LATE_LSB)
+                         | ((uint32_t)level << TW_EVT_INFO_LEVEL_LSB) | ((uint32_t)slot << TW_EVT_INFO_SLOT_LSB)
+                         | (uint32_t)((h->tick >> 32) & 0xFFFFu);
+        }
+        np->pop_fifo = m->r_pop && !m->sel_empty_q && m->sel_last_q;
+        if (m->pop_fifo) {
+            np->consumed_mask_q = 0;
+            np->consumed_late_q = false;
+        } else if (m->r_pop && !m->sel_empty_q) {
+            if (m->sel_late_q)
+                np->consumed_late_q = true;
+            else
+                np->consumed_mask_q = (uint8_t)(m->consumed_mask_q | m->sel_bit_q);
+        }
+    }
+}
+
 /* One rising edge of i_clk, or with commit false only what it would do.
  * Returns whether it is quiet: it changes no flop but the delay RAM's
  * address and output, no memory but that RAM, and the search only by its
@@ -628,40 +673,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->cnt_buserr_q++;
 
     /* ------------------------------------------------ event read-out */
-    np->head_q = mdl->fifo_mem[m->rd_ptr_q];
-    np->empty1_q = fifo_empty;
-    {
-        const tw_entry *h = &m->head_q;
-        const bool rem_late = h->late && !m->consumed_late_q;
-        const unsigned rem_mask = h->mask & ~m->consumed_mask_q & 15u;
-        const unsigned vis_level = rem_mask ? (unsigned)__builtin_ctz(rem_mask) : 0u;
-        const unsigned vis_bit = rem_mask ? 1u << vis_level : 0u;
-        np->sel_late_q = rem_late;
-        np->sel_level_q = (uint8_t)vis_level;
-        np->sel_bit_q = (uint8_t)vis_bit;
-        np->sel_last_q = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
-        np->sel_empty_q = m->empty1_q;
-        if (m->sel_empty_q) {
-            np->evt_info_q = 0;
-        } else {
-            unsigned slot = m->sel_late_q ? h->slot
-                                          : (unsigned)(h->tick >> (m->sel_level_q * mdl->slot_bits)) & slot_mask;
-            unsigned level = m->sel_late_q ? h->level : m->sel_level_q;
-            np->evt_info_q = TW_EVT_INFO_VALID_MASK | ((uint32_t)m->sel_late_q << TW_EVT_INFO_LATE_LSB)
-                         | ((uint32_t)level << TW_EVT_INFO_LEVEL_LSB) | ((uint32_t)slot << TW_EVT_INFO_SLOT_LSB)
-                         | (uint32_t)((h->tick >> 32) & 0xFFFFu);
-        }
-        np->pop_fifo = m->r_pop && !m->sel_empty_q && m->sel_last_q;
-        if (m->pop_fifo) {
-            np->consumed_mask_q = 0;
-            np->consumed_late_q = false;
-        } else if (m->r_pop && !m->sel_empty_q) {
-            if (m->sel_late_q)
-                np->consumed_late_q = true;
-            else
-                np->consumed_mask_q = (uint8_t)(m->consumed_mask_q | m->sel_bit_q);
-        }
-    }
+    readout(mdl, m, np);
 
     /* --------------------------------------- the answer against time */
     np->n1_gap = (snext + (~m->tick_v & TICK_MASK)) & TICK_MASK;
@@ -961,12 +973,14 @@ static bool maybe_quiet(const tw_flops *f)
 
 /* A register access from a quiet state that leaves it quiet, in closed
  * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
- * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
- * bus's flops, decode the request's data, and give the read the value the
- * register has in B1, which is its value now; nothing else can move, since
- * in a quiet state no tick, command, jump or ADVANCE sum is under way and
- * none can start. Returns false, having changed nothing, for any other
- * access or state. */
+ * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0,
+ * B1, B2, B3 with the bus idle) move the bus's flops, decode the request's
+ * data, and give the read the value the register has in B1, which is its
+ * value now; nothing else can move, since in a quiet state no tick,
+ * command, jump or ADVANCE sum is under way and none can start. An ADVANCE
+ * write with none left is taken too: it leaves the state not quiet, the
+ * sum due in the next clock. Returns false, having changed nothing, for
+ * any other access or state. */
 static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32_t *rdata)
 {
     tw_flops *f = m->f;
@@ -1158,6 +1172,79 @@ static bool fast_cmd(tw_model *m, uint32_t dat)
     return true;
 }
 
+/* An EVT_TICK read (which pops) from a quiet state in which no step can
+ * start (the FIFO's room moves with the pop), in closed form up to the
+ * access's end: R and B0 as for fast_access(); B1 takes the head's tick
+ * into the read multiplexer and marks what the read consumed, raising the
+ * pop when it was the head's last event; B2 pops; B3 the read-out, the
+ * room, the threshold, the age and the interrupt line follow the count.
+ * Only the read-out's flops and those move, so they alone are stepped.
+ * The state after that is not quiet: the read-out's settling is computed
+ * whole in the next edges. Returns false, having changed nothing, for any
+ * other state. */
+static bool fast_pop(tw_model *m, uint32_t *rdata)
+{
+    tw_flops *f = m->f;
+    if (m->cmd_settle || (f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->hold_q))
+        return false;
+    if (quiet_edges(m) < 5)
+        return false;
+    if (!m->quiet) {
+        if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
+            return false;
+        m->quiet = true;
+    }
+    const unsigned depth = 1u << m->fifo_log2;
+    const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
+    /* R, B0 */
+    f->req_we_q = false;
+    f->req_adr_q = ADR_EVT_TICK;
+    f->req_dat_q = 0;
+    decode_request(m, f, 0);
+    command_v_inputs(m, f, 0);
+    m->decoded = true;
+    m->decoded_dat = 0;
+    m->cmd_in_ok = true;
+    m->cmd_in_dat = 0;
+    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    const uint32_t val = read_group(m, ADR_EVT_TICK);
+    /* B1, B2, B3: the read-out with the pop strobe in B1 */
+    f->r_pop = true;
+    for (int i = 0; i < 3; i++) {
+        tw_flops *n = f == &m->fbuf[0] ? &m->fbuf[1] : &m->fbuf[0];
+        memcpy(n, f, m->flops_size);
+        readout(m, f, n);
+        if (f->pop_fifo && f->count_q != 0) {
+            n->rd_ptr_q = (uint16_t)((f->rd_ptr_q + 1u) & (depth - 1u));
+            n->count_q = (uint16_t)(f->count_q - 1u);
+        }
+        n->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
+        n->thresh_due_q = f->count_q >= f->coal_thresh_q;
+        if (f->count_q == 0)
+            n->age_q = 0;
+        n->age_due_q = f->age_q >= f->coal_holdoff_q;
+        n->irq_q = f->ctrl_irq_en_q && f->count_q != 0
+                   && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q);
+        n->r_pop = false;
+        m->f = f = n;
+    }
+    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
+    dly_clock(m, &old);
+    dly_clock(m, &old);
+    for (int i = 2; i < 5; i++)
+        dly_clock(m, &cur);
+    if (m->srch.started && m->srch.t < m->srch.t_valid)
+        m->srch.t += 5;
+    m->cycles += 5;
+    f->grp_q = val;
+    f->o_wb_dat = val;
+    if (rdata)
+        *rdata = val;
+    m->quiet = false;
+    return true;
+}
+
 /* ------------------------------------------------------------- device ops */
 
 static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uint32_t *rdata)
@@ -1167,6 +1254,8 @@ static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uin
     if (fast_access(m, addr / 4u, we, wdata, rdata))
         return TW_OK;
     if (we && addr / 4u == ADR_CMD && fast_cmd(m, wdata))
+        return TW_OK;
+    if (!we && addr / 4u == ADR_EVT_TICK && fast_pop(m, rdata))
         return TW_OK;
     tw_bus_in req = { false, true, true, we, addr / 4u, wdata };
     bool acked = false;
