@@ -197,6 +197,9 @@ typedef struct tw_model {
      * before the search answers; settling needs no more than the next
      * access's seven clocks (fast_access()). */
     bool cmd_settle;
+    /* The state is the one fast_pop() left: the read-out settles in the
+     * next two clocks, whatever the bus does in them (settle_pop()). */
+    bool pop_settle;
     /* What the flops computed from the request's data (and tick_p and the
      * armed tick) were last computed from: unchanged inputs, unchanged
      * flops. */
@@ -898,6 +901,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
 static void tw_model_edge(tw_model *mdl, const tw_bus_in *in)
 {
     mdl->cmd_settle = false;
+    mdl->pop_settle = false;
     mdl->quiet = edge(mdl, in, true);
 }
 
@@ -971,6 +975,54 @@ static bool maybe_quiet(const tw_flops *f)
            && f->ctrl_src_q != SRC_INT; /* the prescaler moves every clock */
 }
 
+/* One clock in which only the event read-out, the FIFO's pointers and
+ * count and what follows the count (room, threshold, age, interrupt line)
+ * move: no push, no step, no jump. */
+static void readout_clock(tw_model *m)
+{
+    const unsigned depth = 1u << m->fifo_log2;
+    tw_flops *f = m->f;
+    tw_flops *n = f == &m->fbuf[0] ? &m->fbuf[1] : &m->fbuf[0];
+    memcpy(n, f, m->flops_size);
+    readout(m, f, n);
+    if (f->pop_fifo && f->count_q != 0) {
+        n->rd_ptr_q = (uint16_t)((f->rd_ptr_q + 1u) & (depth - 1u));
+        n->count_q = (uint16_t)(f->count_q - 1u);
+    }
+    n->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
+    n->thresh_due_q = f->count_q >= f->coal_thresh_q;
+    if (f->count_q == 0)
+        n->age_q = 0;
+    n->age_due_q = f->age_q >= f->coal_holdoff_q;
+    n->irq_q = f->ctrl_irq_en_q && f->count_q != 0
+               && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q);
+    n->r_pop = false;
+    m->f = n;
+}
+
+/* Right after fast_pop(), before the next access: its R and B0 move only
+ * the bus's flops and the read-out settles meanwhile, so the two can be
+ * taken one after the other. If the read-out settles in those two clocks
+ * to a quiet state, the state is taken as settled (the access's closed
+ * form counts the two clocks) and true returned; else nothing changes. */
+static bool settle_pop(tw_model *m)
+{
+    if (!m->pop_settle)
+        return false;
+    m->pop_settle = false;
+    tw_flops *home = m->f;
+    const tw_flops saved = *home;
+    readout_clock(m);
+    readout_clock(m); /* back in home */
+    if (maybe_quiet(m->f) && edge(m, &bus_idle, false)) {
+        m->quiet = true;
+        return true;
+    }
+    *home = saved;
+    m->f = home;
+    return false;
+}
+
 /* A register access from a quiet state that leaves it quiet, in closed
  * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
  * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0,
@@ -1016,13 +1068,13 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
         m->quiet = true;
         clocks = 7;
     } else {
-        if (!m->quiet) {
+        if (quiet_edges(m) < 5)
+            return false;
+        if (!m->quiet && !settle_pop(m)) {
             if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
                 return false;
             m->quiet = true;
         }
-        if (quiet_edges(m) < 5)
-            return false;
     }
     const uint32_t val = we ? 0 : read_group(m, adr);
     /* The delay RAM takes the old command level and slot for two more
@@ -1101,7 +1153,7 @@ static bool fast_cmd(tw_model *m, uint32_t dat)
         return false; /* a jump or a step could start once the search answers */
     if (quiet_edges(m) < 5)
         return false;
-    if (!m->quiet) {
+    if (!m->quiet && !settle_pop(m)) {
         if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
             return false;
         m->quiet = true;
@@ -1189,12 +1241,11 @@ static bool fast_pop(tw_model *m, uint32_t *rdata)
         return false;
     if (quiet_edges(m) < 5)
         return false;
-    if (!m->quiet) {
+    if (!m->quiet && !settle_pop(m)) {
         if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
             return false;
         m->quiet = true;
     }
-    const unsigned depth = 1u << m->fifo_log2;
     const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
     /* R, B0 */
     f->req_we_q = false;
@@ -1211,24 +1262,9 @@ static bool fast_pop(tw_model *m, uint32_t *rdata)
     const uint32_t val = read_group(m, ADR_EVT_TICK);
     /* B1, B2, B3: the read-out with the pop strobe in B1 */
     f->r_pop = true;
-    for (int i = 0; i < 3; i++) {
-        tw_flops *n = f == &m->fbuf[0] ? &m->fbuf[1] : &m->fbuf[0];
-        memcpy(n, f, m->flops_size);
-        readout(m, f, n);
-        if (f->pop_fifo && f->count_q != 0) {
-            n->rd_ptr_q = (uint16_t)((f->rd_ptr_q + 1u) & (depth - 1u));
-            n->count_q = (uint16_t)(f->count_q - 1u);
-        }
-        n->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
-        n->thresh_due_q = f->count_q >= f->coal_thresh_q;
-        if (f->count_q == 0)
-            n->age_q = 0;
-        n->age_due_q = f->age_q >= f->coal_holdoff_q;
-        n->irq_q = f->ctrl_irq_en_q && f->count_q != 0
-                   && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q);
-        n->r_pop = false;
-        m->f = f = n;
-    }
+    for (int i = 0; i < 3; i++)
+        readout_clock(m);
+    f = m->f;
     const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
     dly_clock(m, &old);
     dly_clock(m, &old);
@@ -1242,6 +1278,7 @@ static bool fast_pop(tw_model *m, uint32_t *rdata)
     if (rdata)
         *rdata = val;
     m->quiet = false;
+    m->pop_settle = true;
     return true;
 }
 
@@ -1319,6 +1356,7 @@ static void model_set_ext_tick(void *ctx, int level)
         m->ext_tick = level != 0;
         m->quiet = false; /* the synchroniser will move */
         m->cmd_settle = false;
+        m->pop_settle = false;
     }
 }
 
