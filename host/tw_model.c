@@ -31,7 +31,8 @@
  * STATUS polls among them, an ADVANCE write with none left (fast_access()
  * too, up to the sum's first step), a CMD write with time held together
  * with the access after it (fast_cmd()), and an EVT_TICK read with no step
- * able to start (fast_pop(), the read-out alone stepped). Any other edge is
+ * able to start (fast_pop(), the read-out alone stepped) together with the
+ * access after it once the read-out settles quiet (settle_pop()). Any other edge is
  * computed whole. Real-time stretches (the prescaler or the external input
  * ticking) are computed edge by edge.
  */
