@@ -28,9 +28,13 @@
  * quiet; from a quiet state every idle edge up to the search's answer is
  * quiet too, so waits run in closed form (skip_quiet()), and so do reads,
  * ARM writes and flag-clearing STATUS writes (fast_access()), the driver's
- * STATUS polls among them, and a CMD write with time held together with
- * the access after it (fast_cmd()). Any other edge is computed whole. Real-time stretches (the prescaler or the
- * external input ticking) are computed edge by edge.
+ * STATUS polls among them, an ADVANCE write with none left (fast_access()
+ * too, up to the sum's first step), a CMD write with time held together
+ * with the access after it (fast_cmd()), and an EVT_TICK read with no step
+ * able to start (fast_pop(), the read-out alone stepped) together with the
+ * access after it once the read-out settles quiet (settle_pop()). Any other edge is
+ * computed whole. Real-time stretches (the prescaler or the external input
+ * ticking) are computed edge by edge.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -194,6 +198,9 @@ typedef struct tw_model {
      * before the search answers; settling needs no more than the next
      * access's seven clocks (fast_access()). */
     bool cmd_settle;
+    /* The state is the one fast_pop() left: the read-out settles in the
+     * next two clocks, whatever the bus does in them (settle_pop()). */
+    bool pop_settle;
     /* What the flops computed from the request's data (and tick_p and the
      * armed tick) were last computed from: unchanged inputs, unchanged
      * flops. */
@@ -333,6 +340,48 @@ static void command_v_inputs(const tw_model *m, tw_flops *f, uint32_t dat)
     const uint64_t tick_p = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
     const uint64_t arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
     command_inputs(m, f, dat, tick_p, arm);
+}
+
+/* The event read-out's flops (head, selection, EVT_INFO, the pop and what
+ * was consumed of the head) at an edge from state m, into np. */
+static void readout(const tw_model *mdl, const tw_flops *m, tw_flops *np)
+{
+    const bool fifo_empty = m->count_q == 0;
+    const unsigned slot_mask = (1u << mdl->slot_bits) - 1u;
+    np->head_q = mdl->fifo_mem[m->rd_ptr_q];
+    np->empty1_q = fifo_empty;
+    {
+        const tw_entry *h = &m->head_q;
+        const bool rem_late = h->late && !m->consumed_late_q;
+        const unsigned rem_mask = h->mask & ~m->consumed_mask_q & 15u;
+        const unsigned vis_level = rem_mask ? (unsigned)__builtin_ctz(rem_mask) : 0u;
+        const unsigned vis_bit = rem_mask ? 1u << vis_level : 0u;
+        np->sel_late_q = rem_late;
+        np->sel_level_q = (uint8_t)vis_level;
+        np->sel_bit_q = (uint8_t)vis_bit;
+        np->sel_last_q = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
+        np->sel_empty_q = m->empty1_q;
+        if (m->sel_empty_q) {
+            np->evt_info_q = 0;
+        } else {
+            unsigned slot = m->sel_late_q ? h->slot
+                                          : (unsigned)(h->tick >> (m->sel_level_q * mdl->slot_bits)) & slot_mask;
+            unsigned level = m->sel_late_q ? h->level : m->sel_level_q;
+            np->evt_info_q = TW_EVT_INFO_VALID_MASK | ((uint32_t)m->sel_late_q << TW_EVT_INFO_LATE_LSB)
+                         | ((uint32_t)level << TW_EVT_INFO_LEVEL_LSB) | ((uint32_t)slot << TW_EVT_INFO_SLOT_LSB)
+                         | (uint32_t)((h->tick >> 32) & 0xFFFFu);
+        }
+        np->pop_fifo = m->r_pop && !m->sel_empty_q && m->sel_last_q;
+        if (m->pop_fifo) {
+            np->consumed_mask_q = 0;
+            np->consumed_late_q = false;
+        } else if (m->r_pop && !m->sel_empty_q) {
+            if (m->sel_late_q)
+                np->consumed_late_q = true;
+            else
+                np->consumed_mask_q = (uint8_t)(m->consumed_mask_q | m->sel_bit_q);
+        }
+    }
 }
 
 /* One rising edge of i_clk, or with commit false only what it would do.
@@ -628,40 +677,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->cnt_buserr_q++;
 
     /* ------------------------------------------------ event read-out */
-    np->head_q = mdl->fifo_mem[m->rd_ptr_q];
-    np->empty1_q = fifo_empty;
-    {
-        const tw_entry *h = &m->head_q;
-        const bool rem_late = h->late && !m->consumed_late_q;
-        const unsigned rem_mask = h->mask & ~m->consumed_mask_q & 15u;
-        const unsigned vis_level = rem_mask ? (unsigned)__builtin_ctz(rem_mask) : 0u;
-        const unsigned vis_bit = rem_mask ? 1u << vis_level : 0u;
-        np->sel_late_q = rem_late;
-        np->sel_level_q = (uint8_t)vis_level;
-        np->sel_bit_q = (uint8_t)vis_bit;
-        np->sel_last_q = rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0;
-        np->sel_empty_q = m->empty1_q;
-        if (m->sel_empty_q) {
-            np->evt_info_q = 0;
-        } else {
-            unsigned slot = m->sel_late_q ? h->slot
-                                          : (unsigned)(h->tick >> (m->sel_level_q * mdl->slot_bits)) & slot_mask;
-            unsigned level = m->sel_late_q ? h->level : m->sel_level_q;
-            np->evt_info_q = TW_EVT_INFO_VALID_MASK | ((uint32_t)m->sel_late_q << TW_EVT_INFO_LATE_LSB)
-                         | ((uint32_t)level << TW_EVT_INFO_LEVEL_LSB) | ((uint32_t)slot << TW_EVT_INFO_SLOT_LSB)
-                         | (uint32_t)((h->tick >> 32) & 0xFFFFu);
-        }
-        np->pop_fifo = m->r_pop && !m->sel_empty_q && m->sel_last_q;
-        if (m->pop_fifo) {
-            np->consumed_mask_q = 0;
-            np->consumed_late_q = false;
-        } else if (m->r_pop && !m->sel_empty_q) {
-            if (m->sel_late_q)
-                np->consumed_late_q = true;
-            else
-                np->consumed_mask_q = (uint8_t)(m->consumed_mask_q | m->sel_bit_q);
-        }
-    }
+    readout(mdl, m, np);
 
     /* --------------------------------------- the answer against time */
     np->n1_gap = (snext + (~m->tick_v & TICK_MASK)) & TICK_MASK;
@@ -886,6 +902,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
 static void tw_model_edge(tw_model *mdl, const tw_bus_in *in)
 {
     mdl->cmd_settle = false;
+    mdl->pop_settle = false;
     mdl->quiet = edge(mdl, in, true);
 }
 
@@ -959,14 +976,64 @@ static bool maybe_quiet(const tw_flops *f)
            && f->ctrl_src_q != SRC_INT; /* the prescaler moves every clock */
 }
 
+/* One clock in which only the event read-out, the FIFO's pointers and
+ * count and what follows the count (room, threshold, age, interrupt line)
+ * move: no push, no step, no jump. */
+static void readout_clock(tw_model *m)
+{
+    const unsigned depth = 1u << m->fifo_log2;
+    tw_flops *f = m->f;
+    tw_flops *n = f == &m->fbuf[0] ? &m->fbuf[1] : &m->fbuf[0];
+    memcpy(n, f, m->flops_size);
+    readout(m, f, n);
+    if (f->pop_fifo && f->count_q != 0) {
+        n->rd_ptr_q = (uint16_t)((f->rd_ptr_q + 1u) & (depth - 1u));
+        n->count_q = (uint16_t)(f->count_q - 1u);
+    }
+    n->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
+    n->thresh_due_q = f->count_q >= f->coal_thresh_q;
+    if (f->count_q == 0)
+        n->age_q = 0;
+    n->age_due_q = f->age_q >= f->coal_holdoff_q;
+    n->irq_q = f->ctrl_irq_en_q && f->count_q != 0
+               && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q);
+    n->r_pop = false;
+    m->f = n;
+}
+
+/* Right after fast_pop(), before the next access: its R and B0 move only
+ * the bus's flops and the read-out settles meanwhile, so the two can be
+ * taken one after the other. If the read-out settles in those two clocks
+ * to a quiet state, the state is taken as settled (the access's closed
+ * form counts the two clocks) and true returned; else nothing changes. */
+static bool settle_pop(tw_model *m)
+{
+    if (!m->pop_settle)
+        return false;
+    m->pop_settle = false;
+    tw_flops *home = m->f;
+    const tw_flops saved = *home;
+    readout_clock(m);
+    readout_clock(m); /* back in home */
+    if (maybe_quiet(m->f) && edge(m, &bus_idle, false)) {
+        m->quiet = true;
+        return true;
+    }
+    *home = saved;
+    m->f = home;
+    return false;
+}
+
 /* A register access from a quiet state that leaves it quiet, in closed
  * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
- * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0, B1, B2, B3 with the bus idle) move the
- * bus's flops, decode the request's data, and give the read the value the
- * register has in B1, which is its value now; nothing else can move, since
- * in a quiet state no tick, command, jump or ADVANCE sum is under way and
- * none can start. Returns false, having changed nothing, for any other
- * access or state. */
+ * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0,
+ * B1, B2, B3 with the bus idle) move the bus's flops, decode the request's
+ * data, and give the read the value the register has in B1, which is its
+ * value now; nothing else can move, since in a quiet state no tick,
+ * command, jump or ADVANCE sum is under way and none can start. An ADVANCE
+ * write with none left is taken too: it leaves the state not quiet, the
+ * sum due in the next clock. Returns false, having changed nothing, for
+ * any other access or state. */
 static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32_t *rdata)
 {
     tw_flops *f = m->f;
@@ -974,7 +1041,12 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
      * source) a cleared HOLD lets nothing start, and only the interrupt
      * line follows. */
     const bool status_ok = adr == ADR_STATUS && (f->ctrl_src_q != SRC_HOST || !f->adv_nz_q);
-    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI || status_ok) : adr == ADR_EVT_TICK)
+    /* An ADVANCE write with none left, host ticks: nothing can start before
+     * the sum (adv_nz stays low), so its five clocks only take the sum's
+     * state machine from B1 to A_LO; the sum itself is computed edge by
+     * edge in the next access. */
+    const bool adv_ok = adr == ADR_ADVANCE && f->ctrl_src_q == SRC_HOST && !f->adv_nz_q && !m->cmd_settle;
+    if (we ? !(adr == ADR_ARM_LO || adr == ADR_ARM_HI || status_ok || adv_ok) : adr == ADR_EVT_TICK)
         return false;
     unsigned clocks = 5;
     if (m->cmd_settle) {
@@ -997,13 +1069,13 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
         m->quiet = true;
         clocks = 7;
     } else {
-        if (!m->quiet) {
+        if (quiet_edges(m) < 5)
+            return false;
+        if (!m->quiet && !settle_pop(m)) {
             if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
                 return false;
             m->quiet = true;
         }
-        if (quiet_edges(m) < 5)
-            return false;
     }
     const uint32_t val = we ? 0 : read_group(m, adr);
     /* The delay RAM takes the old command level and slot for two more
@@ -1055,6 +1127,12 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
     }
     if (!addr_ok(adr, we))
         f->cnt_buserr_q++;
+    if (we && adr == ADR_ADVANCE) {
+        /* B1 starts the sum (SETTLE1), B2 and B3 settle it: A_LO next */
+        f->adv_add_hi_q = (uint16_t)(dat >> 16);
+        f->adv_st_q = A_LO;
+        m->quiet = false;
+    }
     return true;
 }
 
@@ -1076,7 +1154,7 @@ static bool fast_cmd(tw_model *m, uint32_t dat)
         return false; /* a jump or a step could start once the search answers */
     if (quiet_edges(m) < 5)
         return false;
-    if (!m->quiet) {
+    if (!m->quiet && !settle_pop(m)) {
         if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
             return false;
         m->quiet = true;
@@ -1147,6 +1225,64 @@ static bool fast_cmd(tw_model *m, uint32_t dat)
     return true;
 }
 
+/* An EVT_TICK read (which pops) from a quiet state in which no step can
+ * start (the FIFO's room moves with the pop), in closed form up to the
+ * access's end: R and B0 as for fast_access(); B1 takes the head's tick
+ * into the read multiplexer and marks what the read consumed, raising the
+ * pop when it was the head's last event; B2 pops; B3 the read-out, the
+ * room, the threshold, the age and the interrupt line follow the count.
+ * Only the read-out's flops and those move, so they alone are stepped.
+ * The state after that is not quiet: the read-out's settling is computed
+ * whole in the next edges. Returns false, having changed nothing, for any
+ * other state. */
+static bool fast_pop(tw_model *m, uint32_t *rdata)
+{
+    tw_flops *f = m->f;
+    if (m->cmd_settle || (f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->hold_q))
+        return false;
+    if (quiet_edges(m) < 5)
+        return false;
+    if (!m->quiet && !settle_pop(m)) {
+        if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
+            return false;
+        m->quiet = true;
+    }
+    const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
+    /* R, B0 */
+    f->req_we_q = false;
+    f->req_adr_q = ADR_EVT_TICK;
+    f->req_dat_q = 0;
+    decode_request(m, f, 0);
+    command_v_inputs(m, f, 0);
+    m->decoded = true;
+    m->decoded_dat = 0;
+    m->cmd_in_ok = true;
+    m->cmd_in_dat = 0;
+    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    const uint32_t val = read_group(m, ADR_EVT_TICK);
+    /* B1, B2, B3: the read-out with the pop strobe in B1 */
+    f->r_pop = true;
+    for (int i = 0; i < 3; i++)
+        readout_clock(m);
+    f = m->f;
+    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
+    dly_clock(m, &old);
+    dly_clock(m, &old);
+    for (int i = 2; i < 5; i++)
+        dly_clock(m, &cur);
+    if (m->srch.started && m->srch.t < m->srch.t_valid)
+        m->srch.t += 5;
+    m->cycles += 5;
+    f->grp_q = val;
+    f->o_wb_dat = val;
+    if (rdata)
+        *rdata = val;
+    m->quiet = false;
+    m->pop_settle = true;
+    return true;
+}
+
 /* ------------------------------------------------------------- device ops */
 
 static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uint32_t *rdata)
@@ -1156,6 +1292,8 @@ static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uin
     if (fast_access(m, addr / 4u, we, wdata, rdata))
         return TW_OK;
     if (we && addr / 4u == ADR_CMD && fast_cmd(m, wdata))
+        return TW_OK;
+    if (!we && addr / 4u == ADR_EVT_TICK && fast_pop(m, rdata))
         return TW_OK;
     tw_bus_in req = { false, true, true, we, addr / 4u, wdata };
     bool acked = false;
@@ -1219,6 +1357,7 @@ static void model_set_ext_tick(void *ctx, int level)
         m->ext_tick = level != 0;
         m->quiet = false; /* the synchroniser will move */
         m->cmd_settle = false;
+        m->pop_settle = false;
     }
 }
 
