@@ -1024,6 +1024,30 @@ static bool settle_pop(tw_model *m)
     return false;
 }
 
+/* The delay RAM through a closed-form access of CLOCKS clocks: the entry
+ * in V before the access (OLD) for R and B0, F's after. */
+static void dly_access(tw_model *m, const tw_flops *f, const tw_dly *old, unsigned clocks)
+{
+    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
+    dly_clock(m, old);
+    dly_clock(m, old);
+    for (unsigned i = 2; i < clocks; i++)
+        dly_clock(m, &cur);
+}
+
+/* B0 of a closed-form access: the command's V inputs and what the edge
+ * model records of the request it decoded. */
+static void capture_request(tw_model *m, tw_flops *f, uint32_t dat)
+{
+    command_v_inputs(m, f, dat);
+    m->decoded = true;
+    m->decoded_dat = dat;
+    m->cmd_in_ok = true;
+    m->cmd_in_dat = dat;
+    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
+    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+}
+
 /* A register access from a quiet state that leaves it quiet, in closed
  * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
  * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0,
@@ -1100,18 +1124,8 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
         f->irq_q = f->ctrl_irq_en_q && f->count_q != 0
                    && (f->hold_q || f->count_q == (1u << m->fifo_log2) || f->thresh_due_q || f->age_due_q);
     }
-    command_v_inputs(m, f, dat);
-    m->decoded = true;
-    m->decoded_dat = dat;
-    m->cmd_in_ok = true;
-    m->cmd_in_dat = dat;
-    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
-    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
-    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
-    dly_clock(m, &old);
-    dly_clock(m, &old);
-    for (unsigned i = 2; i < clocks; i++)
-        dly_clock(m, &cur);
+    capture_request(m, f, dat);
+    dly_access(m, f, &old, clocks);
     if (m->srch.started && m->srch.t < m->srch.t_valid)
         m->srch.t += clocks;
     m->cycles += clocks;
@@ -1166,13 +1180,7 @@ static bool fast_cmd(tw_model *m, uint32_t dat)
     f->req_adr_q = ADR_CMD;
     f->req_dat_q = dat;
     decode_request(m, f, dat);
-    command_v_inputs(m, f, dat);
-    m->decoded = true;
-    m->decoded_dat = dat;
-    m->cmd_in_ok = true;
-    m->cmd_in_dat = dat;
-    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
-    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    capture_request(m, f, dat);
     /* B1 */
     const bool c_set = f->wop_set && f->wcmd_ok, c_clear = f->wop_clear && f->wcmd_ok;
     const bool c_clear_all = f->wop_clear_all;
@@ -1201,11 +1209,7 @@ static bool fast_cmd(tw_model *m, uint32_t dat)
         *w = c_set ? (uint16_t)(*w | bit) : (uint16_t)(*w & ~bit);
     }
     /* the delay RAM: the old command for R and B0, the new one after */
-    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
-    dly_clock(m, &old);
-    dly_clock(m, &old);
-    for (int i = 0; i < 3; i++)
-        dly_clock(m, &cur);
+    dly_access(m, f, &old, 5);
     /* the search: four clocks of the running one, then the restart */
     if (m->srch.started && m->srch.t < m->srch.t_valid)
         m->srch.t += 4;
@@ -1253,24 +1257,14 @@ static bool fast_pop(tw_model *m, uint32_t *rdata)
     f->req_adr_q = ADR_EVT_TICK;
     f->req_dat_q = 0;
     decode_request(m, f, 0);
-    command_v_inputs(m, f, 0);
-    m->decoded = true;
-    m->decoded_dat = 0;
-    m->cmd_in_ok = true;
-    m->cmd_in_dat = 0;
-    m->cmd_in_tick = ((uint64_t)f->hi_q << 24) | f->lo_d_q;
-    m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
+    capture_request(m, f, 0);
     const uint32_t val = read_group(m, ADR_EVT_TICK);
     /* B1, B2, B3: the read-out with the pop strobe in B1 */
     f->r_pop = true;
     for (int i = 0; i < 3; i++)
         readout_clock(m);
     f = m->f;
-    const tw_dly cur = { f->tick_v, f->c_lvl, f->c_slot };
-    dly_clock(m, &old);
-    dly_clock(m, &old);
-    for (int i = 2; i < 5; i++)
-        dly_clock(m, &cur);
+    dly_access(m, f, &old, 5);
     if (m->srch.started && m->srch.t < m->srch.t_valid)
         m->srch.t += 5;
     m->cycles += 5;
