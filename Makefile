@@ -388,7 +388,8 @@ $(foreach b,$(FPGA_BOARDS),$(eval $(call fpga_board_rule,$b)))
 $(FPGA_OUT)/area/area.json: fpga/area.py $(FPGA_RTL) | $(BUILD)/.deps
 	python3 fpga/area.py $(@D)
 
-# What the fabric allows a bare 48-bit tick counter (half a minute).
+# What the fabric allows a bare tick counter of 48 bits, and of 24 (the half
+# the chip's split counter steps); half a minute.
 $(FPGA_OUT)/ceiling/ceiling.csv: fpga/ceiling.sh fpga/ceiling/counter.v | $(BUILD)/.deps
 	sh fpga/ceiling.sh $(@D) $(FPGA_SEED)
 
