@@ -11,10 +11,11 @@
 // bridge decides whether it was answered in time as late as the frame
 // allows, at the rising edge of bit 62: status bits 7-1 are 0 whatever the
 // answer, so only bit 0 (bit 63) and the data depend on it. That is 15 SCK
-// periods, at least 120 clocks at SCK = f_sys / 8: a slave that acks within
-// ACK_MAX clocks of the request (0: in the same clock; tw_core: 1) is never
-// late while ACK_MAX <= 118 (one clock of margin for the synchronisers),
-// which elaboration checks and the formal proof spi-deadline proves.
+// periods, at least 120 clocks at SCK = f_sys / 8: a slave that acks
+// within ACK_MAX clocks of the request (0: in the same clock; tw_core: at
+// most 19) is never late while ACK_MAX <= 118 (one clock of margin for the
+// synchronisers), which elaboration checks and the formal proof
+// spi-deadline proves.
 // docs/spi.md gives the limit for slower SCK ratios.
 //
 // Clocking: one clock domain. SCK, MOSI and CS_N pass through two-flop
@@ -55,8 +56,9 @@
 // out MSB first, as the request came in. No multiplexer picks the bit.
 module tw_spi #(
     // Slowest bus slave served at SCK = f_sys / 8, in clocks from the
-    // request's first clock to its ack (see above).
-    parameter integer ACK_MAX = 16
+    // request's first clock to its ack (see above); 19 is tw_core's bound,
+    // proved by its core-ind (F_ACK_MAX).
+    parameter integer ACK_MAX = 19
 ) (
     input  wire        i_clk,
     input  wire        i_rst,          // synchronous, active high

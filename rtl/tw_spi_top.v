@@ -41,8 +41,9 @@ module tw_spi_top #(
         .i_ext_tick(i_ext_tick), .o_irq(core_irq)
     );
 
-    // The interrupt pin is driven from a flop, so the core's combinational
-    // irq logic cannot glitch it.
+    // The interrupt pin has a flop of its own (the core's line is a flop
+    // too, placed wherever the core is): the route to the pad stays off the
+    // core's paths, and the pin cannot glitch.
     always @(posedge i_clk) begin
         if (i_rst)
             o_irq <= 1'b0;
