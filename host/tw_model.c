@@ -1048,6 +1048,32 @@ static void capture_request(tw_model *m, tw_flops *f, uint32_t dat)
     m->cmd_in_arm = ((uint64_t)f->arm_hi_q << 32) | f->arm_lo_q;
 }
 
+/* The entry of a closed-form access: the search's outputs still for five
+ * clocks, and the model quiet, settling a pop's read-out or trying one idle
+ * edge to get there. False, having changed nothing, otherwise. */
+static bool reach_quiet(tw_model *m)
+{
+    if (quiet_edges(m) < 5)
+        return false;
+    if (!m->quiet && !settle_pop(m)) {
+        if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
+            return false;
+        m->quiet = true;
+    }
+    return true;
+}
+
+/* The entry of fast_cmd() and fast_pop(): reach_quiet() with time held
+ * (HOLD, ADVANCE spent, or no host tick source). */
+static bool enter_held_quiet(tw_model *m)
+{
+    const tw_flops *f = m->f;
+    /* the cheap test first: the trial edge costs a whole clock */
+    if (f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->hold_q)
+        return false; /* a jump or a step could start once the search answers */
+    return reach_quiet(m);
+}
+
 /* A register access from a quiet state that leaves it quiet, in closed
  * form: a read of anything but EVT_TICK (which pops), a write of ARM_LO or
  * ARM_HI, or of STATUS when no ADVANCE is left. Its five clocks (R, B0,
@@ -1092,14 +1118,8 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
         m->cmd_settle = false;
         m->quiet = true;
         clocks = 7;
-    } else {
-        if (quiet_edges(m) < 5)
-            return false;
-        if (!m->quiet && !settle_pop(m)) {
-            if (!maybe_quiet(m->f) || !edge(m, &bus_idle, false))
-                return false;
-            m->quiet = true;
-        }
+    } else if (!reach_quiet(m)) {
+        return false;
     }
     const uint32_t val = we ? 0 : read_group(m, adr);
     /* The delay RAM takes the old command level and slot for two more
@@ -1162,17 +1182,9 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
  * having changed nothing, for any other state. */
 static bool fast_cmd(tw_model *m, uint32_t dat)
 {
-    tw_flops *f = m->f;
-    /* the cheap tests first: the trial edge costs a whole clock */
-    if (f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->hold_q)
-        return false; /* a jump or a step could start once the search answers */
-    if (quiet_edges(m) < 5)
+    if (!enter_held_quiet(m))
         return false;
-    if (!m->quiet && !settle_pop(m)) {
-        if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
-            return false;
-        m->quiet = true;
-    }
+    tw_flops *f = m->f;
     const unsigned depth = 1u << m->fifo_log2;
     const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
     /* R, B0: the request and its decode; the B1 flops from the data */
@@ -1241,16 +1253,9 @@ static bool fast_cmd(tw_model *m, uint32_t dat)
  * other state. */
 static bool fast_pop(tw_model *m, uint32_t *rdata)
 {
+    if (m->cmd_settle || !enter_held_quiet(m))
+        return false;
     tw_flops *f = m->f;
-    if (m->cmd_settle || (f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->hold_q))
-        return false;
-    if (quiet_edges(m) < 5)
-        return false;
-    if (!m->quiet && !settle_pop(m)) {
-        if (!maybe_quiet(f) || !edge(m, &bus_idle, false))
-            return false;
-        m->quiet = true;
-    }
     const tw_dly old = { f->tick_v, f->c_lvl, f->c_slot };
     /* R, B0 */
     f->req_we_q = false;
