@@ -922,15 +922,21 @@ module tb_tw_core;
     reg [1:0]  dl_lvl  [0:255];
     reg [11:0] dl_slot [0:255];
     reg [47:0] dl_tick [0:255];
-    task drain;
+    // drain_more appends what the FIFO holds to dl_*; drain starts afresh.
+    task drain_more;
         begin
-            dl_n = 0;
             read_event;
             while (e_valid && dl_n < 256) begin
                 dl_late[dl_n] = e_late; dl_lvl[dl_n] = e_lvl; dl_slot[dl_n] = e_slot; dl_tick[dl_n] = e_tick;
                 dl_n = dl_n + 1;
                 read_event;
             end
+        end
+    endtask
+    task drain;
+        begin
+            dl_n = 0;
+            drain_more;
         end
     endtask
 
@@ -1067,14 +1073,8 @@ module tb_tw_core;
             dl_n = 0;
             wb_read(TW_REG_STATUS, rv);
             while ((rv[TW_STATUS_ADVANCING_LSB] || rv[31:16] != 0) && m_cyc - w0 < n) begin
-                if (rv[31:16] != 0) begin
-                    read_event;
-                    while (e_valid && dl_n < 256) begin
-                        dl_late[dl_n] = e_late; dl_lvl[dl_n] = e_lvl; dl_slot[dl_n] = e_slot; dl_tick[dl_n] = e_tick;
-                        dl_n = dl_n + 1;
-                        read_event;
-                    end
-                end
+                if (rv[31:16] != 0)
+                    drain_more;
                 wb_read(TW_REG_STATUS, rv);
             end
             if (rv[TW_STATUS_ADVANCING_LSB] || rv[31:16] != 0) msg_err("virtual time did not finish (ADVANCING or FIFO_COUNT)");
