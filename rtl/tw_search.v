@@ -337,7 +337,7 @@ module tw_search #(
     endgenerate
     reg [10:0]     e_q;                    // e_q[n-1]: clock x + n
     reg [FW-1:0]   d1 [0:3];               // padded to four levels
-    reg [FW-1:0]   d2a [0:1], d2b [0:1], d3 [0:1], d4a, d4b, d5;
+    reg [FW-1:0]   d3 [0:1], d5;
     reg [2*NP-1:0] c2 [0:1], c4;
     reg            any_q;
     reg [24:0]     sum_lo6;
@@ -355,18 +355,17 @@ module tw_search #(
         // carry crosses kb.
         for (l = 0; l < 4; l = l + 1)
             d1[l] <= l < LEVELS ? d1_in[l] : {1'b1, {(FW-1){1'b0}}};
-        // F2, F3: each pair compared in parts, then the lesser.
+        // F2, F3: each pair compared in parts, then the lesser. Once the
+        // scan has ended, found_q and o_q stand still (no word is left in
+        // A .. O), so d1 holds from F1 on and F3 picks from d1 itself: no
+        // copy of it is carried along beside the comparison. Likewise d3.
         for (l = 0; l < 2; l = l + 1) begin
-            d2a[l] <= d1[2*l];
-            d2b[l] <= d1[2*l+1];
-            c2[l]  <= cmp_parts(d1[2*l+1], d1[2*l]);
-            d3[l]  <= less(c2[l]) ? d2b[l] : d2a[l];
+            c2[l] <= cmp_parts(d1[2*l+1], d1[2*l]);
+            d3[l] <= less(c2[l]) ? d1[2*l+1] : d1[2*l];
         end
         // F4, F5: the same for the two.
-        d4a <= d3[0];
-        d4b <= d3[1];
-        c4  <= cmp_parts(d3[1], d3[0]);
-        d5  <= less(c4) ? d4b : d4a;
+        c4 <= cmp_parts(d3[1], d3[0]);
+        d5 <= less(c4) ? d3[1] : d3[0];
         // F6, F7: B + the least, the high part a clock after the low.
         sum_lo6 <= {1'b0, i_base[23:0]} + {1'b0, d5_ext[23:0]};
         hi6     <= i_base[47:24] + d5_ext[47:24];
