@@ -67,10 +67,10 @@
 //   t+2  M  masked; per nibble, any bit and the first
 //   t+3  N  the first nibble with a bit: hit and first bit j; a hit of the
 //           level in turn sets its "leave" flag
-//   t+4  O  offset o = i * SW - (q mod SW) + 1 + j recorded if the level
-//           has no hit yet
+//   t+4  O  offset o = i * SW - (q mod SW) + 1 + j recorded, less
+//           (B mod 2^kb != 0), if the level has no hit yet
 // and after the last level is left in clock x (its last word at O in x+4):
-//   x+5 F1 distances; x+6 F2 two pairs compared in parts of <= 12 bits;
+//   x+5 F1 (the distances are wiring from the offsets); x+6 F2 two pairs compared in parts of <= 12 bits;
 //   x+7 F3 the lesser of each; x+8 F4, x+9 F5 the same for the two;
 //   x+10 F6 B + the least, low 24 bits (carry registered); x+11 F7 the high
 //   part, o_valid, o_found, o_next registered: high from x+12 = T.
@@ -181,7 +181,7 @@ module tw_search #(
     reg               v_r, v_m, v_n, v_o;  // the stage holds a word of this search
     reg [LVL_W-1:0]   lvl_r, lvl_m, lvl_n, lvl_o;
     reg [SW-1:0]      mask_r, mask_m, word_m;
-    reg [OW-1:0]      c_r, c_m, c_n, c_o;  // i * SW - (q mod SW) + 1: bit 0's offset
+    reg [OW-1:0]      c_r, c_m, c_n, c_o;  // i * SW - (q mod SW) + 1 - nz: bit 0's offset
     reg [3:0]         nz_n;                // per nibble: a bit of the scan is set
     reg [7:0]         ix_n;                // per nibble: the first such bit
     reg               hit_o;
@@ -220,6 +220,15 @@ module tw_search #(
     /* verilator lint_on UNUSEDSIGNAL */
     assign hit_n_here = v_n && |nz_n && lvl_n == lvl_q;
 
+    // B mod 2^kb != 0 for the level in turn (nzl_q, below): its offset is
+    // recorded less that, which is what its distance needs.
+    reg nz_cur;
+    always @(*) begin
+        nz_cur = 1'b0;
+        for (l = 0; l < LEVELS; l = l + 1)
+            if (lvl_q == l[LVL_W-1:0]) nz_cur = nzl_q[l];
+    end
+
     integer n;
     always @(posedge i_clk) begin
         // A -> R: the word's mask, from the first slot on the first word, up
@@ -228,7 +237,8 @@ module tw_search #(
         lvl_r  <= lvl_q;
         mask_r <= first_q ? {SW{1'b1}} << qb_cur
                 : last_q  ? ~({SW{1'b1}} << qb_cur) : {SW{1'b1}};
-        c_r    <= {i_q, {BIT_BITS{1'b0}}} - {{(OW-BIT_BITS){1'b0}}, qb_cur} + 1'b1;
+        c_r    <= {i_q, {BIT_BITS{1'b0}}} - {{(OW-BIT_BITS){1'b0}}, qb_cur}
+                  + {{(OW-1){1'b0}}, !nz_cur};
         // R -> M
         v_m    <= !flush && v_r;
         lvl_m  <= lvl_r;
@@ -287,16 +297,16 @@ module tw_search #(
     end
 
     // A level without a hit is farther than any: its flag (top bit) is set.
+    // o_nz is the level's offset less (B mod 2^kb != 0), as recorded in O.
     function [FW-1:0] level_dist;
         input             found;
-        input [OW-1:0]    o;
-        input             nz;
+        input [OW-1:0]    o_nz;
         input [NC*12-1:0] negb;
         input integer     kb;
         reg   [FW-1:0]    hi, lo, lomask;
         begin
             hi     = 0;
-            hi[OW-1:0] = o - {{(OW-1){1'b0}}, nz};
+            hi[OW-1:0] = o_nz;
             lo     = 0;
             lo[NC*12-1:0] = negb;
             lomask = ({{(FW-1){1'b0}}, 1'b1} << kb) - 1'b1;
@@ -329,14 +339,13 @@ module tw_search #(
     generate
         for (gd = 0; gd < 4; gd = gd + 1) begin : g_dist
             if (gd < LEVELS) begin : g_level
-                assign d1_in[gd] = level_dist(found_q[gd], o_q[gd], nzl_q[gd], negb_q, gd * B);
+                assign d1_in[gd] = level_dist(found_q[gd], o_q[gd], negb_q, gd * B);
             end else begin : g_none
                 assign d1_in[gd] = {1'b1, {(FW-1){1'b0}}};
             end
         end
     endgenerate
     reg [10:0]     e_q;                    // e_q[n-1]: clock x + n
-    reg [FW-1:0]   d1 [0:3];               // padded to four levels
     reg [FW-1:0]   d3 [0:1], d5;
     reg [2*NP-1:0] c2 [0:1], c4;
     reg            any_q;
@@ -351,17 +360,16 @@ module tw_search #(
     always @(posedge i_clk) begin
         e_q <= flush ? 11'd0 : {e_q[9:0], scan_end};
         any_q <= |found_q;
-        // F1: d_k = ((o_k - (B mod 2^kb != 0)) << kb) | (-B mod 2^kb): no
-        // carry crosses kb.
-        for (l = 0; l < 4; l = l + 1)
-            d1[l] <= l < LEVELS ? d1_in[l] : {1'b1, {(FW-1){1'b0}}};
-        // F2, F3: each pair compared in parts, then the lesser. Once the
-        // scan has ended, found_q and o_q stand still (no word is left in
-        // A .. O), so d1 holds from F1 on and F3 picks from d1 itself: no
-        // copy of it is carried along beside the comparison. Likewise d3.
+        // d_k = ((o_k - (B mod 2^kb != 0)) << kb) | (-B mod 2^kb) is wiring
+        // from o_q, which holds the offset less that, and negb_q: no carry
+        // crosses kb. Once the scan has ended, found_q and o_q stand still
+        // (no word is left in A .. O), so the distances need no register of
+        // their own, and F3 picks from them, not from copies carried beside
+        // the comparison. Likewise d3 in F5.
+        // F2, F3: each pair compared in parts, then the lesser.
         for (l = 0; l < 2; l = l + 1) begin
-            c2[l] <= cmp_parts(d1[2*l+1], d1[2*l]);
-            d3[l] <= less(c2[l]) ? d1[2*l+1] : d1[2*l];
+            c2[l] <= cmp_parts(d1_in[2*l+1], d1_in[2*l]);
+            d3[l] <= less(c2[l]) ? d1_in[2*l+1] : d1_in[2*l];
         end
         // F4, F5: the same for the two.
         c4 <= cmp_parts(d3[1], d3[0]);
