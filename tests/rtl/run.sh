@@ -4,6 +4,9 @@
 # Environment: SEED=N (default: each testbench's fixed default), IVERILOG, VVP.
 # Prints "ok NAME" or "FAIL NAME" per run and exits non-zero if any failed;
 # each run's full output is in BUILD_DIR/NAME.log.
+# TW_BITMAP_COLLISION_FLIP: the bitmaps' block RAM reads the bits being
+# written in the same clock inverted (rtl/tw_bitmap.v), to show that nothing
+# depends on them.
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$root/build/rtl}
@@ -23,7 +26,7 @@ run() {
     top=${tb##*/}
     case $tb in */*) ;; *) tb=tests/rtl/$tb ;; esac
     log="$out/$name.log"
-    if ! (cd "$root" && "$IVERILOG" -g2005 -Irtl -s "$top" -o "$out/$name.vvp" "$@" \
+    if ! (cd "$root" && "$IVERILOG" -g2005 -Irtl -DTW_BITMAP_COLLISION_FLIP -s "$top" -o "$out/$name.vvp" "$@" \
             "$tb.v" $files) >"$log" 2>&1; then
         echo "FAIL $name (compile, see $log)"
         failed=1
