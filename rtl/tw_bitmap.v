@@ -20,7 +20,13 @@ module tw_bitmap #(
     // the word is registered as it leaves block RAM and the slot's bit is
     // picked from that register, so that no path runs from the RAM through
     // the bit select. tw_core uses it; 0 is the single-clock port.
-    parameter integer VISIT_PIPE = 0
+    parameter integer VISIT_PIPE = 0,
+    // 1: i_wr_slot_next gives, a clock ahead, the slot of every write (a
+    // write's i_wr_slot is the i_wr_slot_next of the clock before), and the
+    // word's written flag is looked up then, so that the write's bit mask
+    // into block RAM starts at a flop instead of behind the flags'
+    // multiplexer. tw_core uses it; 0 ignores i_wr_slot_next.
+    parameter integer WRITE_AHEAD = 0
 ) (
     input  wire                 i_clk,
     input  wire                 i_rst,          // synchronous: empties the bitmap
@@ -28,6 +34,7 @@ module tw_bitmap #(
     input  wire                 i_wr,           // write i_wr_val to slot i_wr_slot
     input  wire [SLOT_BITS-1:0] i_wr_slot,
     input  wire                 i_wr_val,
+    input  wire [SLOT_BITS-1:0] i_wr_slot_next, // WRITE_AHEAD: the next clock's i_wr_slot
     input  wire [SLOT_BITS-1:0] i_visit_slot,   // read next cycle on o_visit_bit
     output wire                 o_visit_bit,
     // Widths: word address max(b-4, 1) bits, word min(2^b, 16) bits.
@@ -67,7 +74,36 @@ module tw_bitmap #(
     reg [NWORDS-1:0] written_q;
 
     wire             do_wr     = i_wr && !i_rst && !i_clear_all;
-    wire             word_seen = written_q[wr_word];
+    wire             word_seen;            // the word written has been written since the clear
+    generate
+        if (WRITE_AHEAD != 0 && NWORDS > 1) begin : g_seen_ahead
+            // written_q as it will stand in the next clock, at the next
+            // clock's word.
+            wire [WORD_BITS-1:0] next_word = i_wr_slot_next[SLOT_BITS-1:BIT_BITS];
+            // (the bit in the word is not needed a clock ahead)
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_next_bit = &{1'b0, i_wr_slot_next[BIT_BITS-1:0]};
+            /* verilator lint_on UNUSEDSIGNAL */
+            reg                  seen_ahead_q;
+            always @(posedge i_clk)
+                seen_ahead_q <= !i_rst && !i_clear_all
+                                && (written_q[next_word] || (do_wr && wr_word == next_word));
+            assign word_seen = seen_ahead_q;
+        end else if (WRITE_AHEAD != 0) begin : g_seen_ahead_one_word
+            reg seen_ahead_q;
+            always @(posedge i_clk)
+                seen_ahead_q <= !i_rst && !i_clear_all && (written_q[0] || do_wr);
+            assign word_seen = seen_ahead_q;
+        end else begin : g_seen_now
+            assign word_seen = written_q[wr_word];
+        end
+        if (WRITE_AHEAD == 0 || NWORDS == 1) begin : g_next_unused
+            // Not needed here: the flag is looked up in the write's clock.
+            /* verilator lint_off UNUSEDSIGNAL */
+            wire unused_next = &{1'b0, i_wr_slot_next};
+            /* verilator lint_on UNUSEDSIGNAL */
+        end
+    endgenerate
 
     // Two copies, one per read port: EBR has one read port each. The word is
     // written whole, the bits the write leaves alone fed back from the RAM:

@@ -419,9 +419,11 @@ module tw_core #(
     genvar gl;
     generate
         for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
-            tw_bitmap #(.SLOT_BITS(SLOT_BITS), .VISIT_PIPE(1)) u_bitmap (
+            // c_slot is cmd_slot a clock later: the bitmap looks the word's
+            // written flag up a clock ahead (WRITE_AHEAD).
+            tw_bitmap #(.SLOT_BITS(SLOT_BITS), .VISIT_PIPE(1), .WRITE_AHEAD(1)) u_bitmap (
                 .i_clk(i_clk), .i_rst(1'b0), .i_clear_all(bm_clear),
-                .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set),
+                .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set), .i_wr_slot_next(cmd_slot),
                 .i_visit_slot(tick_v[gl*SLOT_BITS +: SLOT_BITS]), .o_visit_bit(busy_g[gl]),
                 .i_search_word(search_waddr[gl*WA +: WA]), .o_search_word(search_words[gl*SW +: SW])
             );

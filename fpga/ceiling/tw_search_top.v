@@ -48,6 +48,7 @@ module tw_search_top #(
                 tw_bitmap #(.SLOT_BITS(B)) u_bitmap (
                     .i_clk(i_clk), .i_rst(rst_q), .i_clear_all(clr),
                     .i_wr(wr && wr_lvl == gl), .i_wr_slot(wr_slot), .i_wr_val(wr_val),
+                    .i_wr_slot_next(wr_slot),
                     .i_visit_slot({B{1'b0}}), .o_visit_bit(),
                     .i_search_word(waddr[gl*WA +: WA]), .o_search_word(words[gl*SW +: SW])
                 );

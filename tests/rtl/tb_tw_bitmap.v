@@ -6,9 +6,11 @@
 // exercise the bypass) and, a cycle later, must return the bitmap as it
 // stands after that cycle's write.
 //   iverilog -g2005 -o tb tests/rtl/tb_tw_bitmap.v rtl/tw_bitmap.v [-Ptb_tw_bitmap.SLOT_BITS=N]
+//            [-Ptb_tw_bitmap.WRITE_AHEAD=1]
 //   vvp tb [+seed=N] [+cycles=N]
 module tb_tw_bitmap;
     parameter integer SLOT_BITS = 8;
+    parameter integer WRITE_AHEAD = 0;
     localparam integer SLOTS     = 1 << SLOT_BITS;
     localparam integer SW        = SLOTS < 16 ? SLOTS : 16;
     localparam integer NWORDS    = SLOTS / SW;
@@ -18,14 +20,14 @@ module tb_tw_bitmap;
     always #5 clk = !clk;
 
     reg                  rst, clear_all, wr, wr_val;
-    reg  [SLOT_BITS-1:0] wr_slot, visit_slot;
+    reg  [SLOT_BITS-1:0] wr_slot, wr_slot_next, visit_slot;
     reg  [WORD_BITS-1:0] search_word;
     wire                 visit_bit;
     wire [SW-1:0]        search_data;
 
-    tw_bitmap #(.SLOT_BITS(SLOT_BITS)) dut (
+    tw_bitmap #(.SLOT_BITS(SLOT_BITS), .WRITE_AHEAD(WRITE_AHEAD)) dut (
         .i_clk(clk), .i_rst(rst), .i_clear_all(clear_all),
-        .i_wr(wr), .i_wr_slot(wr_slot), .i_wr_val(wr_val),
+        .i_wr(wr), .i_wr_slot(wr_slot), .i_wr_val(wr_val), .i_wr_slot_next(wr_slot_next),
         .i_visit_slot(visit_slot), .o_visit_bit(visit_bit),
         .i_search_word(search_word), .o_search_word(search_data)
     );
@@ -41,10 +43,11 @@ module tb_tw_bitmap;
         cycles = 200000;
         if ($value$plusargs("seed=%d", seed)) ;
         if ($value$plusargs("cycles=%d", cycles)) ;
-        $display("# tb_tw_bitmap SLOT_BITS=%0d seed=%0d (replay: +seed=%0d)", SLOT_BITS, seed, seed);
+        $display("# tb_tw_bitmap SLOT_BITS=%0d WRITE_AHEAD=%0d seed=%0d (replay: +seed=%0d)",
+                 SLOT_BITS, WRITE_AHEAD, seed, seed);
         errors = 0; hits_bypass = 0; sets = 0; clears = 0;
         rst = 1'b1; clear_all = 1'b0; wr = 1'b0; wr_val = 1'b0;
-        wr_slot = 0; visit_slot = 0; search_word = 0;
+        wr_slot = 0; wr_slot_next = $random(seed); visit_slot = 0; search_word = 0;
         // Power-up RAM contents are unknown: fill them with junk first, so a
         // word not written since the reset must read as zero despite it.
         for (k = 0; k < NWORDS; k = k + 1) begin
@@ -60,7 +63,9 @@ module tb_tw_bitmap;
             clear_all = !rst && ($random(seed) & 255) == 0;
             wr        = !clear_all && ($random(seed) & 3) != 0;
             wr_val    = ($random(seed) & 1) == 0;
-            wr_slot   = $random(seed);
+            // Each slot is drawn a clock ahead (WRITE_AHEAD's i_wr_slot_next).
+            wr_slot      = wr_slot_next;
+            wr_slot_next = $random(seed);
             visit_slot  = ($random(seed) & 3) == 0 ? wr_slot : $random(seed);
             search_word = ($random(seed) & 3) == 0 ? wr_slot >> $clog2(SW) : $random(seed);
             if (NWORDS == 1) search_word = 0;

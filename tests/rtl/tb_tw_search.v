@@ -38,7 +38,7 @@ module tb_tw_search;
             wire unused_visit;
             tw_bitmap #(.SLOT_BITS(B)) u_bitmap (
                 .i_clk(clk), .i_rst(rst), .i_clear_all(clr),
-                .i_wr(wr[gl]), .i_wr_slot(wr_slot), .i_wr_val(wr_val),
+                .i_wr(wr[gl]), .i_wr_slot(wr_slot), .i_wr_val(wr_val), .i_wr_slot_next(wr_slot),
                 .i_visit_slot({B{1'b0}}), .o_visit_bit(unused_visit),
                 .i_search_word(waddr[gl*WA +: WA]), .o_search_word(words[gl*SW +: SW])
             );
