@@ -64,6 +64,24 @@ module tw_core #(
     localparam [1:0] SRC_HOST = 2'd0, SRC_INT = 2'd1, SRC_EXT = 2'd2;
     localparam [3:0] OP_SET = 4'd1, OP_CLEAR = 4'd2, OP_CLEAR_ALL = 4'd3;
 
+    // A CMD's level and slot exist: bit tests, not comparisons (which become
+    // carry chains). Decoded as the request is captured, off B0's path.
+    localparam [15:0] SLOT_HIGH = ~(SLOTS[15:0] - 16'd1);   // bits no slot has
+    localparam [3:0]  LEVEL_OK  = (4'd1 << LEVELS) - 4'd1;    // one bit per level the build has
+    function target_ok;
+        // Only the level and slot fields are read.
+        /* verilator lint_off UNUSEDSIGNAL */
+        input [31:0] cmd;
+        /* verilator lint_on UNUSEDSIGNAL */
+        reg   [3:0]  level;
+        reg   [15:0] slot;
+        begin
+            level     = cmd[TW_CMD_LEVEL_LSB +: 4];
+            slot      = cmd[TW_CMD_SLOT_LSB +: 16];
+            target_ok = level[3:2] == 2'd0 && LEVEL_OK[level[1:0]] && (slot & SLOT_HIGH) == 16'd0;
+        end
+    endfunction
+
     // The arm comparison is modular over TICK_BITS, so every visit the host
     // names must lie within 2^(TICK_BITS-1) ticks of now: one top-level
     // revolution (2^(m*b)) must be far shorter than that. The FIFO needs room
@@ -92,12 +110,14 @@ module tw_core #(
     wire       bus_hold;               // a jump or an ADVANCE sum is under way
     wire       cmd_wait;               // a CMD waits for the ticks in flight (VHOLD)
     reg        req_cmd;                // the request is a CMD write (decoded at capture)
+    reg        req_target_ok;          // its CMD names a level and slot the build has (likewise)
     wire       dec     = req_v_q && !bus_hold && !(req_cmd && cmd_wait);
     reg        acc1_q, acc2_q;         // the access is in B1, in B2
     always @(posedge i_clk)
         if (i_rst) begin
             pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
             req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0; req_cmd <= 1'b0;
+            req_target_ok <= 1'b0;
         end else begin
             if (!pend_q && i_wb_cyc && i_wb_stb && !o_wb_ack) begin
                 pend_q    <= 1'b1;
@@ -107,6 +127,7 @@ module tw_core #(
                 req_dat_q <= i_wb_dat;
                 req_advrd_q <= !i_wb_we && i_wb_adr == TW_REG_ADVANCE;
                 req_cmd     <= i_wb_we && i_wb_adr == TW_REG_CMD;
+                req_target_ok <= target_ok(i_wb_dat);
             end else if (dec) begin
                 req_v_q <= 1'b0;
                 req_advrd_q <= 1'b0;
@@ -128,14 +149,8 @@ module tw_core #(
     reg        wop_set, wop_clear, wop_clear_all, wcmd_ok;
     reg [LEVELS-1:0] wcmd_wr;          // the level a SET or CLEAR writes, one-hot
     wire [3:0]  d_op    = req_dat_q[TW_CMD_OP_LSB +: 4];
-    wire [3:0]  d_level = req_dat_q[TW_CMD_LEVEL_LSB +: 4];
-    wire [15:0] d_slot  = req_dat_q[TW_CMD_SLOT_LSB +: 16];
-    // The level and slot exist: bit tests, not comparisons (which become
-    // carry chains).
-    localparam [15:0] SLOT_HIGH = ~(SLOTS[15:0] - 16'd1);   // bits no slot has
-    localparam [3:0]  LEVEL_OK  = (4'd1 << LEVELS) - 4'd1;    // one bit per level the build has
-    wire        d_target_ok = d_level[3:2] == 2'd0 && LEVEL_OK[d_level[1:0]]
-                              && (d_slot & SLOT_HIGH) == 16'd0;
+    wire [LVL_W-1:0] d_level = req_dat_q[TW_CMD_LEVEL_LSB +: LVL_W];
+    wire        d_target_ok = req_target_ok;
     reg         d_addr_ok;             // the access names a register that allows it
     always @(*)
         case (req_adr_q)
@@ -176,7 +191,7 @@ module tw_core #(
         wcmd_ok       <= d_target_ok;
         for (lk = 0; lk < LEVELS; lk = lk + 1)
             wcmd_wr[lk] <= (d_op == OP_SET || d_op == OP_CLEAR) && d_target_ok
-                           && d_level[LVL_W-1:0] == lk[LVL_W-1:0];
+                           && d_level == lk[LVL_W-1:0];
     end
 
     // ================================================= control registers
@@ -288,13 +303,11 @@ module tw_core #(
                     adv_st_q <= A_HI;
                 end
                 A_HI: begin
-                    // Saturating: a sum past 2^32 - 1 leaves all ones.
-                    if (adv_sum_hi[16]) begin
-                        adv_hi_q <= 16'hFFFF;
-                        adv_lo_q <= 16'hFFFF;
-                    end else begin
-                        adv_hi_q <= adv_sum_hi[15:0];
-                    end
+                    // Saturating: a sum past 2^32 - 1 leaves all ones. The
+                    // carry out goes into the data, not into the halves'
+                    // enables.
+                    adv_hi_q <= adv_sum_hi[15:0] | {16{adv_sum_hi[16]}};
+                    adv_lo_q <= adv_lo_q | {16{adv_sum_hi[16]}};
                     adv_st_q <= A_FLAG;
                 end
                 default: begin
