@@ -653,6 +653,7 @@ module tw_core #(
     // and each stage carries whether it stood throughout.
     reg [16:0] n1_gl, n1_gm0, n1_gm1;
     reg [15:0] n1_gh0, n1_gh1;
+    reg        n1_gh0z, n1_gh1z;       // n1_gh0 == 0, n1_gh1 == 0, formed beside them
     reg [24:0] n1_el;
     reg [23:0] n1_eh;
     reg        n1_v, n1_f;
@@ -666,19 +667,34 @@ module tw_core #(
     wire [15:0] n1_mid = n1_gl[16] ? n1_gm1[15:0] : n1_gm0[15:0];
     wire [15:0] n1_hi  = n1_cm ? n1_gh1 : n1_gh0;
     wire        n1_lo_lt = n1_gl[15:0] < horizon_q[15:0];
+    // a + b == 0 (mod 2^16) without a carry chain: if it holds, the carry
+    // into each bit is known (a ^ b there), so each bit pair is checked
+    // against the carry its neighbour below must give: a & b out of bit 0
+    // (where a == b), a | b out of any other (its carry in being a ^ b).
+    function sum_is_zero;
+        input [15:0] a, b;
+        integer i;
+        begin
+            sum_is_zero = a[0] == b[0] && (a[1] ^ b[1]) == (a[0] & b[0]);
+            for (i = 2; i < 16; i = i + 1)
+                sum_is_zero = sum_is_zero && (a[i] ^ b[i]) == (a[i-1] | b[i-1]);
+        end
+    endfunction
     always @(posedge i_clk) begin
         n1_gl  <= {1'b0, srch_next[15:0]} + {1'b0, ~tick_v[15:0]};
         n1_gm0 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]};
         n1_gm1 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]} + 17'd1;
         n1_gh0 <= srch_next[47:32] + ~tick_v[47:32];
         n1_gh1 <= srch_next[47:32] - tick_v[47:32];
+        n1_gh0z <= sum_is_zero(srch_next[47:32], ~tick_v[47:32]);
+        n1_gh1z <= srch_next[47:32] == tick_v[47:32];
         n1_el  <= {1'b0, tick_v[23:0]} + {1'b0, horizon_q[23:0]};
         n1_eh  <= tick_v[47:24] + {16'd0, horizon_q[31:24]};
         n1_v   <= !i_rst && srch_valid && !srch_start_q;
         n1_f   <= srch_found;
         n2_gap <= {n1_hi, n1_mid, n1_gl[15:0]};
         // Both candidates compared, then picked: no multiplexer before a chain.
-        n2_within <= n1_f && (n1_cm ? n1_gh1 == 16'd0 : n1_gh0 == 16'd0)
+        n2_within <= n1_f && (n1_cm ? n1_gh1z : n1_gh0z)
                      && (n1_gl[16] ? (n1_gm1[15:0] < horizon_q[31:16]
                                       || (n1_gm1[15:0] == horizon_q[31:16] && n1_lo_lt))
                                    : (n1_gm0[15:0] < horizon_q[31:16]
@@ -748,9 +764,12 @@ module tw_core #(
             j_hi_q    <= j_carry_q;                          // high parts added
             j_end_q   <= (j_sel_q && j_abort) || j_hi_q || (j_end_q && !j_last);
             j_busy_q  <= j_start || (j_busy_q && !(j_end_q && j_last));
+            // J_END's length after J_SEL is 2 (called off): loaded in J_SEL
+            // whether or not it is, since J_LO .. J_HI do not read it and
+            // J_HI loads 3, so that the abort is in none of its enables.
             if (!j_busy_q)             // j_start's value; not read until it
                 j_wc <= 3'd7;
-            else if (j_sel_q && j_abort)
+            else if (j_sel_q)
                 j_wc <= 3'd2;
             else if (j_hi_q)
                 j_wc <= 3'd3;
@@ -776,11 +795,13 @@ module tw_core #(
                 for (jb = 1; jb < 4; jb = jb + 1)
                     j_eq[jb] <= n2_gap[jb*8 +: 8] == adv_left[jb*8 +: 8];
             end
-            lo_add_q <= {{(HALF-1){1'b0}}, 1'b1};
-            if (j_sel_q && !j_abort) begin
+            // The amount is loaded in J_SEL even if the jump is called off
+            // (only J_LO and J_HI read it); the counter's addend only if not.
+            if (j_sel_q)
                 j_amt_q  <= j_big || !j_less ? adv_left : n2_gap[31:0];
+            lo_add_q <= {{(HALF-1){1'b0}}, 1'b1};
+            if (j_sel_q && !j_abort)
                 lo_add_q <= j_big || !j_less ? adv_left[HALF-1:0] : n2_gap[HALF-1:0];
-            end
         end
 
     // ================================================ interrupt, coalescing
