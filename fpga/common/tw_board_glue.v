@@ -4,7 +4,7 @@
 // interrupt LED. Everything here runs in the PLL's clock domain.
 module tw_board_glue #(
     parameter integer LED_ACTIVE_LOW = 0,
-    parameter integer STRETCH_BITS   = 21    // LED stays lit 2^STRETCH_BITS clocks after an IRQ
+    parameter integer STRETCH_BITS   = 21    // LED stays lit 2^STRETCH_BITS - 1 clocks after an IRQ
 ) (
     input  wire i_clk,
     input  wire i_locked,       // PLL lock (asynchronous)
@@ -38,18 +38,23 @@ module tw_board_glue #(
     // ------------------------------------------------------ power-on reset
     // iCE40 flops come out of configuration at 0, so reset is asserted from
     // the first clock: until the PLL has locked, the button is released and
-    // 256 clocks have passed.
+    // 256 clocks have passed. The pins' synchronisers sit by their pads, so
+    // their verdict is registered once more (ok_q) before it reaches the
+    // counter, and the counter's top bit says it is done: the counter's
+    // clear and enable each start at a flop.
     reg [1:0] lock_s = 2'b00, btn_s = 2'b00;
-    reg [7:0] por_q  = 8'd0;
+    reg       ok_q   = 1'b0;
+    reg [8:0] por_q  = 9'd0;
     reg       run_q  = 1'b0;
     always @(posedge i_clk) begin
         lock_s <= {lock_s[0], i_locked};
         btn_s  <= {btn_s[0], i_btn_n};
-        if (!lock_s[1] || !btn_s[1])
-            por_q <= 8'd0;
-        else if (!(&por_q))
-            por_q <= por_q + 8'd1;
-        run_q <= &por_q;
+        ok_q   <= lock_s[1] && btn_s[1];
+        if (!ok_q)
+            por_q <= 9'd0;
+        else if (!por_q[8])
+            por_q <= por_q + 9'd1;
+        run_q <= por_q[8];
     end
     assign o_rst = !run_q;
 

@@ -65,6 +65,10 @@ run tb_tw_evfifo_d1 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=1
 run tb_tw_evfifo_d3 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=3
 run tb_tw_evfifo_d4 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=4 -Ptb_tw_evfifo.WIDTH=61
 
+# The boards' glue, its iCE40 pads from Yosys's simulation model.
+ice40_sim=$(dirname "$(command -v yosys)")/../share/yosys/ice40/cells_sim.v
+run tb_tw_board_glue tb_tw_board_glue "fpga/common/tw_board_glue.v $ice40_sim" -DNO_ICE40_DEFAULT_ASSIGNMENTS
+
 for geo in 4_8 1_12 2_4 3_5 1_2; do
     run "tb_tw_search_$geo" tb_tw_search "rtl/tw_search.v rtl/tw_bitmap.v" \
         -Ptb_tw_search.LEVELS="${geo%_*}" -Ptb_tw_search.SLOT_BITS="${geo#*_}"
