@@ -111,13 +111,54 @@ module tw_core #(
     wire       cmd_wait;               // a CMD waits for the ticks in flight (VHOLD)
     reg        req_cmd;                // the request is a CMD write (decoded at capture)
     reg        req_target_ok;          // its CMD names a level and slot the build has (likewise)
+    // What B1 will strobe for the access, decoded at capture (one-hot, or
+    // none for a read without a side effect), so that B0 only qualifies it.
+    localparam integer K_CTRL = 0, K_PRESC = 1, K_STATUS = 2, K_ADV = 3, K_ARM_LO = 4, K_ARM_HI = 5,
+                       K_CMD = 6, K_SEARCH = 7, K_COAL = 8, K_POP = 9, K_NOW_LO = 10, K_NEXT_LO = 11,
+                       K_BAD = 12, K_N = 13;
+    reg [K_N-1:0] req_kind_q;
+    function [K_N-1:0] access_kind;
+        input [5:0] adr;
+        input       we;
+        reg         ok;                // the register allows the access
+        begin
+            access_kind = {K_N{1'b0}};
+            case (adr)
+                TW_REG_CTRL, TW_REG_PRESCALE, TW_REG_STATUS, TW_REG_ADVANCE, TW_REG_ARM_LO,
+                TW_REG_ARM_HI, TW_REG_SEARCH, TW_REG_COALESCE:
+                    ok = 1'b1;
+                TW_REG_ID, TW_REG_VERSION, TW_REG_CAPS, TW_REG_NOW_LO, TW_REG_NOW_HI,
+                TW_REG_EVT_INFO, TW_REG_EVT_TICK, TW_REG_CNT_EVENTS, TW_REG_CNT_LATE,
+                TW_REG_CNT_OVERFLOW, TW_REG_CNT_CMDS, TW_REG_CNT_BUSERR, TW_REG_NEXT_LO,
+                TW_REG_NEXT_HI:
+                    ok = !we;          // read-only
+                TW_REG_CMD:
+                    ok = we;           // write-only
+                default:
+                    ok = 1'b0;
+            endcase
+            access_kind[K_BAD]     = !ok;
+            access_kind[K_CTRL]    = we && adr == TW_REG_CTRL;
+            access_kind[K_PRESC]   = we && adr == TW_REG_PRESCALE;
+            access_kind[K_STATUS]  = we && adr == TW_REG_STATUS;
+            access_kind[K_ADV]     = we && adr == TW_REG_ADVANCE;
+            access_kind[K_ARM_LO]  = we && adr == TW_REG_ARM_LO;
+            access_kind[K_ARM_HI]  = we && adr == TW_REG_ARM_HI;
+            access_kind[K_CMD]     = we && adr == TW_REG_CMD;
+            access_kind[K_SEARCH]  = we && adr == TW_REG_SEARCH;
+            access_kind[K_COAL]    = we && adr == TW_REG_COALESCE;
+            access_kind[K_POP]     = !we && adr == TW_REG_EVT_TICK;
+            access_kind[K_NOW_LO]  = !we && adr == TW_REG_NOW_LO;
+            access_kind[K_NEXT_LO] = !we && adr == TW_REG_NEXT_LO;
+        end
+    endfunction
     wire       dec     = req_v_q && !bus_hold && !(req_cmd && cmd_wait);
     reg        acc1_q, acc2_q;         // the access is in B1, in B2
     always @(posedge i_clk)
         if (i_rst) begin
             pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
             req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0; req_cmd <= 1'b0;
-            req_target_ok <= 1'b0;
+            req_target_ok <= 1'b0; req_kind_q <= {K_N{1'b0}};
         end else begin
             if (!pend_q && i_wb_cyc && i_wb_stb && !o_wb_ack) begin
                 pend_q    <= 1'b1;
@@ -128,6 +169,7 @@ module tw_core #(
                 req_advrd_q <= !i_wb_we && i_wb_adr == TW_REG_ADVANCE;
                 req_cmd     <= i_wb_we && i_wb_adr == TW_REG_CMD;
                 req_target_ok <= target_ok(i_wb_dat);
+                req_kind_q    <= access_kind(i_wb_adr, i_wb_we);
             end else if (dec) begin
                 req_v_q <= 1'b0;
                 req_advrd_q <= 1'b0;
@@ -151,40 +193,24 @@ module tw_core #(
     wire [3:0]  d_op    = req_dat_q[TW_CMD_OP_LSB +: 4];
     wire [LVL_W-1:0] d_level = req_dat_q[TW_CMD_LEVEL_LSB +: LVL_W];
     wire        d_target_ok = req_target_ok;
-    reg         d_addr_ok;             // the access names a register that allows it
-    always @(*)
-        case (req_adr_q)
-            TW_REG_CTRL, TW_REG_PRESCALE, TW_REG_STATUS, TW_REG_ADVANCE, TW_REG_ARM_LO,
-            TW_REG_ARM_HI, TW_REG_SEARCH, TW_REG_COALESCE:
-                d_addr_ok = 1'b1;
-            TW_REG_ID, TW_REG_VERSION, TW_REG_CAPS, TW_REG_NOW_LO, TW_REG_NOW_HI,
-            TW_REG_EVT_INFO, TW_REG_EVT_TICK, TW_REG_CNT_EVENTS, TW_REG_CNT_LATE,
-            TW_REG_CNT_OVERFLOW, TW_REG_CNT_CMDS, TW_REG_CNT_BUSERR, TW_REG_NEXT_LO,
-            TW_REG_NEXT_HI:
-                d_addr_ok = !req_we_q;   // read-only
-            TW_REG_CMD:
-                d_addr_ok = req_we_q;    // write-only
-            default:
-                d_addr_ok = 1'b0;
-        endcase
-    wire dw = dec && req_we_q;
     wire dr = dec && !req_we_q;
+    wire [K_N-1:0] d_kind = {K_N{dec && !i_rst}} & req_kind_q;
     integer lk;
     always @(posedge i_clk) begin
-        w_ctrl    <= !i_rst && dw && req_adr_q == TW_REG_CTRL;
-        w_presc   <= !i_rst && dw && req_adr_q == TW_REG_PRESCALE;
-        w_status  <= !i_rst && dw && req_adr_q == TW_REG_STATUS;
-        w_adv     <= !i_rst && dw && req_adr_q == TW_REG_ADVANCE;
-        w_arm_lo  <= !i_rst && dw && req_adr_q == TW_REG_ARM_LO;
-        w_arm_hi  <= !i_rst && dw && req_adr_q == TW_REG_ARM_HI;
-        w_cmd     <= !i_rst && dw && req_adr_q == TW_REG_CMD;
-        w_search  <= !i_rst && dw && req_adr_q == TW_REG_SEARCH;
-        w_coal    <= !i_rst && dw && req_adr_q == TW_REG_COALESCE;
-        bad_acc   <= !i_rst && dec && !d_addr_ok;
+        w_ctrl    <= d_kind[K_CTRL];
+        w_presc   <= d_kind[K_PRESC];
+        w_status  <= d_kind[K_STATUS];
+        w_adv     <= d_kind[K_ADV];
+        w_arm_lo  <= d_kind[K_ARM_LO];
+        w_arm_hi  <= d_kind[K_ARM_HI];
+        w_cmd     <= d_kind[K_CMD];
+        w_search  <= d_kind[K_SEARCH];
+        w_coal    <= d_kind[K_COAL];
+        bad_acc   <= d_kind[K_BAD];
         r_acc     <= !i_rst && dr;
-        r_pop     <= !i_rst && dr && req_adr_q == TW_REG_EVT_TICK;
-        r_now_lo  <= !i_rst && dr && req_adr_q == TW_REG_NOW_LO;
-        r_next_lo <= !i_rst && dr && req_adr_q == TW_REG_NEXT_LO;
+        r_pop     <= d_kind[K_POP];
+        r_now_lo  <= d_kind[K_NOW_LO];
+        r_next_lo <= d_kind[K_NEXT_LO];
         wop_set       <= d_op == OP_SET;
         wop_clear     <= d_op == OP_CLEAR;
         wop_clear_all <= d_op == OP_CLEAR_ALL;
@@ -253,8 +279,8 @@ module tw_core #(
     wire       j_run;                  // no virtual-time jump under way
     wire       j_lo_go, j_hi_go;       // a jump adds its low, then high, part
     reg [31:0] j_amt_q;
-    // No host step while an ADVANCE read waits in B0, so that B1 reads
-    // what is left without a decrement pending.
+    // No host step while an ADVANCE read waits in B0, so that what is left
+    // in B0 (adv_left_b0_q, which B1 reads) is still what is left in B1.
     wire       step_host = ctrl_src_q == SRC_HOST && adv_nz_q && room_q && !hold_q && j_run
                            && !adv_busy && !req_advrd_q && !(ctrl_vhold_q && (step_q || fly_q || (req_v_q && req_cmd)
                                                               || cmd_fly_nz_q));
@@ -519,7 +545,12 @@ module tw_core #(
     // ========================================================= FIFO, E
     wire [ENTRY_W-1:0] head;
     wire [FW-1:0]      fifo_count;
-    wire               fifo_full, fifo_empty, push_ok;
+    wire               fifo_full, fifo_empty;
+    // The FIFO's own push decision: the logic below forms it from flops
+    // (push_refused); the formal properties read it.
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire               push_ok;
+    /* verilator lint_on UNUSEDSIGNAL */
     reg                pop_fifo;
     tw_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
         .i_clk(i_clk), .i_rst(i_rst),
@@ -538,7 +569,19 @@ module tw_core #(
     reg [FW:0] resv_q;
     wire       set_dec = dec && req_cmd;
     wire       fifo_pop  = pop_fifo && !fifo_empty;
-    wire       fifo_push = push_e && push_ok;
+    // The FIFO's own decision (push_ok) from flops: a full FIFO is not
+    // empty, so it takes the push exactly when it is popped in that clock.
+    wire       push_refused = push_e && fifo_full && !pop_fifo;
+    wire       fifo_push    = push_e && !push_refused;
+`ifdef FORMAL
+    // The decisions formed from flops agree with those they replace: the
+    // FIFO's push, and the request's kind and target, decoded at capture.
+    always @(*) if (!i_rst) begin
+        assert(push_refused == (push_e && !push_ok));
+        assert(req_kind_q == access_kind(req_adr_q, req_we_q));
+        if (req_cmd) assert(req_target_ok == target_ok(req_dat_q));
+    end
+`endif
     always @(posedge i_clk)
         if (i_rst) begin
             resv_q <= 0; room_q <= 1'b1; fly_q <= 1'b0; cmd_fly_q <= 3'd0; cmd_hold_q <= 1'b0; cmd_fly_nz_q <= 1'b0;
@@ -567,14 +610,14 @@ module tw_core #(
             cnt_events_q <= 0; cnt_late_q <= 0; cnt_overflow_q <= 0; cnt_cmds_q <= 0; cnt_buserr_q <= 0;
         end else begin
             // Sticky flags: a new occurrence wins over a clear in the same clock.
-            if (push_e && !push_ok) overflow_q <= 1'b1;
+            if (push_refused) overflow_q <= 1'b1;
             else if (w_status && wdat[TW_STATUS_OVERFLOW_LSB]) overflow_q <= 1'b0;
             if (c_bad) cmd_err_q <= 1'b1;
             else if (w_status && wdat[TW_STATUS_CMD_ERR_LSB]) cmd_err_q <= 1'b0;
-            if (push_e && push_ok && vmode) hold_q <= 1'b1;
+            if (fifo_push && vmode) hold_q <= 1'b1;
             else if (w_status && wdat[TW_STATUS_HOLD_LSB]) hold_q <= 1'b0;
-            if (push_e && push_ok)  cnt_events_q   <= cnt_events_q + {29'd0, n_ev_e};
-            if (push_e && !push_ok) cnt_overflow_q <= cnt_overflow_q + {29'd0, n_ev_e};
+            if (fifo_push)    cnt_events_q   <= cnt_events_q + {29'd0, n_ev_e};
+            if (push_refused) cnt_overflow_q <= cnt_overflow_q + {29'd0, n_ev_e};
             if (late_e)             cnt_late_q     <= cnt_late_q + 32'd1;
             if (w_cmd)              cnt_cmds_q     <= cnt_cmds_q + 32'd1;
             if (bad_acc || c_bad)   cnt_buserr_q   <= cnt_buserr_q + 32'd1;
@@ -843,6 +886,12 @@ module tw_core #(
 
     // ================================================ read mux, two stages
     reg [15:0] now_hi_latch_q, next_hi_latch_q;
+    // What ADVANCE has left, every clock, for a read's B1 to take a clock
+    // later: the halves' pending borrow and decrement in one subtraction,
+    // off the read multiplexer's path.
+    reg [31:0] adv_left_b0_q;
+    always @(posedge i_clk)
+        adv_left_b0_q <= {adv_hi_q, adv_lo_q} - {15'd0, adv_borrow_q, 15'd0, adv_pend_q};
     reg [31:0] grp_q [0:2];
     reg        rd1_q;
     reg [2:0]  rd1_grp_q;
@@ -876,8 +925,9 @@ module tw_core #(
             3'd6: grp_q[0] <= tick_p[31:0];      default: grp_q[0] <= {16'd0, now_hi_latch_q};
         endcase
         case (r_adr[2:0])
-            // ADVANCE: no host step was decided in B0, so none is pending.
-            3'd0: grp_q[1] <= {adv_hi_q - {15'd0, adv_borrow_q}, adv_lo_q};
+            // ADVANCE: what was left in B0 (no host step is decided there,
+            // and no sum or jump runs), which is what is left now.
+            3'd0: grp_q[1] <= adv_left_b0_q;
             3'd1: grp_q[1] <= arm_lo_q;
             3'd2: grp_q[1] <= {16'd0, arm_hi_q}; 3'd3: grp_q[1] <= 32'd0;
             3'd4: grp_q[1] <= evt_info_q;        3'd5: grp_q[1] <= empty1_q ? 32'd0 : h_tick[31:0];
