@@ -873,8 +873,8 @@ module tw_core #(
     // are proved by BMC from reset. TW_CORE_F_ADV adds the ADVANCE
     // properties to the induction (a proof of its own: they double its
     // time). TW_CORE_F_LOCAL keeps, instead of all the rest, the properties
-    // that need no invariant of the pipeline (NEXT, the prescaler), so
-    // that their induction is quick.
+    // that need no invariant of the pipeline (NEXT, the prescaler, EVT_INFO,
+    // the external input), so that their induction is quick.
     reg f_past_valid;
     initial f_past_valid = 1'b0;
     always @(posedge i_clk)
@@ -1449,6 +1449,55 @@ module tw_core #(
         if (!f_nint_q) assert(ptick_q == reload_q);
         if (pc_borrow_q) assert(pc_lo_q == 16'hFFFF);
     end
+
+    // ----------------------------------------------------------- EVT_INFO
+    // EVT_INFO shows the head's next unread event, the late arm first, then
+    // the levels upward (a level's slot is its field of the tick), VALID
+    // set; all zero when the FIFO was empty three clocks before. Its fields
+    // are formed over two clocks, so they are checked where the head and
+    // the consumed marks stood through both (a read is at least five
+    // clocks after the pop or read that changed them).
+    reg [ENTRY_W-1:0] f_hq1, f_hq2;
+    reg [LEVELS-1:0]  f_cm1, f_cm2;
+    reg               f_cl1, f_cl2;
+    reg [2:0]         f_fe;             // fifo_empty (or reset) 1, 2, 3 clocks ago
+    always @(posedge i_clk) begin
+        f_hq1 <= head_q; f_hq2 <= f_hq1;
+        f_cm1 <= consumed_mask_q; f_cm2 <= f_cm1;
+        f_cl1 <= consumed_late_q; f_cl2 <= f_cl1;
+        f_fe  <= {f_fe[1:0], i_rst || fifo_empty};
+    end
+    wire [47:0]          f_e_tick = f_hq1[ENTRY_W-1 -: 48];
+    wire [LEVELS-1:0]    f_e_rm   = f_hq1[1+LVL_W+SLOT_BITS +: LEVELS] & ~f_cm1;
+    wire                 f_e_rl   = f_hq1[LVL_W+SLOT_BITS] && !f_cl1;
+    reg  [31:0]          f_info;
+    integer fi;
+    always @(*) begin
+        f_info = 32'd0;
+        for (fi = LEVELS - 1; fi >= 0; fi = fi - 1)
+            if (f_e_rm[fi])
+                f_info = {2'b10, fi[1:0], {(12-SLOT_BITS){1'b0}}, f_e_tick[fi * SLOT_BITS +: SLOT_BITS],
+                          f_e_tick[47:32]};
+        if (f_e_rl)
+            f_info = {2'b11, f_hq1[SLOT_BITS +: LVL_W], {(12-SLOT_BITS){1'b0}}, f_hq1[0 +: SLOT_BITS],
+                      f_e_tick[47:32]};
+    end
+    always @(*) if (f_past4) begin
+        if (f_fe[2]) assert(evt_info_q == 32'd0);
+        else if (f_hq1 == f_hq2 && f_cm1 == f_cm2 && f_cl1 == f_cl2 && (f_e_rl || |f_e_rm))
+            assert(evt_info_q == f_info);
+    end
+
+    // ----------------------------------------------------- external input
+    // With TICK_SRC = 2 a step is decided exactly in the clock after the
+    // second clock edge since the input was first sampled high (high at the
+    // edge two before, low at the one before that): the synchroniser's two
+    // flops, and one step per rising edge the clock samples.
+    reg [2:0] f_ext;                   // i_ext_tick at the last three edges
+    always @(posedge i_clk)
+        f_ext <= {f_ext[1:0], i_ext_tick};
+    always @(*) if (f_past4 && ctrl_src_q == SRC_EXT)
+        assert(step_d == (f_ext[1] && !f_ext[2]));
 
 `endif
 `endif

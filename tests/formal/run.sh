@@ -103,8 +103,9 @@ spi=rtl/tw_spi.v
 # covers (each cover its own run, at the depth it is reached by) and the
 # other SPI witnesses (the repeat needs two SPI frames: 196 steps; a frame
 # late at its deadline, bit 62, about 128). Depths: quick, deep.
-# The core at 2 x 4 slots with a 4-entry FIFO (core-ind-local: NEXT and
-# the prescaler, which need none of core-ind's invariants; core-ind-adv:
+# The core at 2 x 4 slots with a 4-entry FIFO (core-ind-local: NEXT, the
+# prescaler, EVT_INFO and the external input, which need none of
+# core-ind's invariants; core-ind-adv:
 # core-ind and ADVANCE's properties, twice its time, so deep). Its sub-modules' own
 # properties are proved on their own: the FIFO's (k-induction) are assumed
 # here, the search's (BMC from a start) are left out.
