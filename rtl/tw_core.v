@@ -1183,6 +1183,9 @@ module tw_core #(
     always @(*) if (f_past_valid)
         if (j_lo_q) assert(srch_valid && (!srch_found || {16'd0, j_amt_q} < f_to_next));
 
+`ifdef TW_CORE_F_INDUCT
+    // (The properties from here to the shadow bitmap are proved by the
+    // induction only: core-bmc-deep, slow already, would only repeat them.)
     // ------------------------------------------ interrupt and coalescing
     // The line is a flop of its conditions (chip.md, "Interrupt"); the two
     // coalescing flags are flops of their comparisons; the age counts the
@@ -1334,6 +1337,7 @@ module tw_core #(
         if (j_hi_q) assert(!adv_borrow_q);
     end
 
+`endif
 `endif
 `ifndef TW_CORE_F_INDUCT
     // ---------------------------------------------- against a shadow bitmap
