@@ -956,7 +956,11 @@ module tw_core #(
     // proved by k-induction are kept (they and their helper invariants on
     // the pipeline hold in every reachable state); without it the rest,
     // which compare the chip with a shadow bitmap kept from the commands,
-    // are proved by BMC from reset.
+    // are proved by BMC from reset. TW_CORE_F_ADV adds the ADVANCE
+    // properties to the induction (a proof of its own: they double its
+    // time). TW_CORE_F_LOCAL keeps, instead of all the rest, the properties
+    // that need no invariant of the pipeline (NEXT, the prescaler, EVT_INFO,
+    // the external input), so that their induction is quick.
     reg f_past_valid;
     initial f_past_valid = 1'b0;
     always @(posedge i_clk)
@@ -1011,6 +1015,7 @@ module tw_core #(
     always @(*) if (f_past2) assert(f_srch_ok);
 `endif
 
+`ifndef TW_CORE_F_LOCAL
     // ---------------------------------------------------------------- bus
     // An access is taken in a clock with cyc & stb, ack low and no access
     // outstanding (taken, not yet acked); f_wait counts the clocks since
@@ -1264,6 +1269,162 @@ module tw_core #(
     always @(*) if (f_past_valid)
         if (j_lo_q) assert(srch_valid && (!srch_found || {16'd0, j_amt_q} < f_to_next));
 
+`ifdef TW_CORE_F_INDUCT
+    // (The properties from here to the shadow bitmap are proved by the
+    // induction only: core-bmc-deep, slow already, would only repeat them.)
+    // ------------------------------------------ interrupt and coalescing
+    // The line is a flop of its conditions (chip.md, "Interrupt"); the two
+    // coalescing flags are flops of their comparisons; the age counts the
+    // ticks reaching V while the FIFO is not empty, a jump its whole amount,
+    // saturating at 65535, and is 0 a clock after the FIFO is seen empty.
+    wire [32:0] f_age_j   = {17'd0, age_q} + {1'b0, j_amt_q};
+    wire [15:0] f_age_jsat = |f_age_j[32:16] ? 16'hFFFF : f_age_j[15:0];
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            assert(irq_q == $past(ctrl_irq_en_q && fifo_count != 0
+                                  && (hold_q || fifo_count == DEPTH[FW-1:0] || thresh_due_q || age_due_q)));
+            assert(thresh_due_q == $past({{(16-FW){1'b0}}, fifo_count} >= coal_thresh_q));
+            assert(age_due_q == $past(age_q >= coal_holdoff_q));
+            if ($past(fifo_count == 0))
+                assert(age_q == 16'd0);
+            else if ($past(j_lo_q))
+                assert(age_q == $past(f_age_jsat));
+            else if ($past(step_v))
+                assert(age_q == ($past(age_q) == 16'hFFFF ? 16'hFFFF : $past(age_q) + 16'd1));
+            else
+                assert(age_q == $past(age_q));
+        end
+    always @(*) if (f_past_valid) begin
+        assert(o_irq == irq_q);
+        // Helpers: the jump's age is formed as its amount is; no entry is
+        // pushed or popped from J_CMP on, nor a CMD in flight.
+        if (j_lo_q && !fifo_empty) assert(j_age_q == f_age_jsat);
+        if (j_wait_q) assert(cmd_fly_q == 3'd0 || {1'b0, cmd_fly_q} + 4'd3 <= {1'b0, j_wc});
+        if (!pend_q) assert(cmd_fly_q <= 3'd5);
+        if (j_wait_q && j_wc <= 3'd3) assert(!step_v);
+        if (j_wait_q && j_wc <= 3'd2) assert(!step_h1);
+        if (j_wait_q && j_wc <= 3'd1) assert(!step_h2);
+        if (j_cmp_q) assert(cmd_fly_q == 3'd0 && !step_g);
+        if (j_sel_q || j_lo_q) assert(cmd_fly_q == 3'd0 && !step_e && !push_e);
+        if (pop_fifo) assert(acc2_q);
+    end
+
+    // ------------------------------------------------ statistics, CMD_ERR
+    // Each counter moves by one on its own event and on nothing else
+    // (wrapping, as the 32-bit sums do): CNT_LATE per late SET's entry in E
+    // (queued or dropped), CNT_CMDS per CMD write in B1, CNT_BUSERR per bad
+    // command in B2 and per access of a kind its address does not allow in
+    // B1 (never both in one clock). The events: the B1 and B2 of such
+    // accesses, judged from the request's own flops against the register
+    // map and the geometry as plain comparisons.
+    wire [3:0]  f_op  = req_dat_q[TW_CMD_OP_LSB +: 4];
+    wire [3:0]  f_lvl = req_dat_q[TW_CMD_LEVEL_LSB +: 4];
+    wire [15:0] f_slt = req_dat_q[TW_CMD_SLOT_LSB +: 16];
+    wire f_cmd_ok = f_op == OP_CLEAR_ALL
+                    || ((f_op == OP_SET || f_op == OP_CLEAR) && {28'd0, f_lvl} < LEVELS && {16'd0, f_slt} < SLOTS);
+    wire f_w_ok = req_adr_q == TW_REG_CTRL || req_adr_q == TW_REG_PRESCALE || req_adr_q == TW_REG_STATUS
+                  || req_adr_q == TW_REG_ADVANCE || req_adr_q == TW_REG_ARM_LO || req_adr_q == TW_REG_ARM_HI
+                  || req_adr_q == TW_REG_CMD || req_adr_q == TW_REG_SEARCH || req_adr_q == TW_REG_COALESCE;
+    wire f_r_ok = req_adr_q <= TW_REG_COALESCE && req_adr_q != TW_REG_CMD;
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            assert(cnt_late_q == $past(cnt_late_q) + {31'd0, $past(late_e)});
+            assert(cnt_cmds_q == $past(cnt_cmds_q) + {31'd0, $past(w_cmd)});
+            assert(cnt_buserr_q == $past(cnt_buserr_q) + {31'd0, $past(bad_acc)} + {31'd0, $past(c_bad)});
+            // CMD_ERR: set by a bad command, cleared only by writing 1 to
+            // it (the two are of different accesses, so never meet).
+            if ($past(c_bad))
+                assert(cmd_err_q);
+            else if ($past(w_status && wdat[TW_STATUS_CMD_ERR_LSB]))
+                assert(!cmd_err_q);
+            else
+                assert(cmd_err_q == $past(cmd_err_q));
+        end
+    always @(*) if (f_past_valid) begin
+        assert(w_cmd == (acc1_q && req_we_q && req_adr_q == TW_REG_CMD));
+        assert(bad_acc == (acc1_q && !(req_we_q ? f_w_ok : f_r_ok)));
+        assert(c_bad == (acc2_q && req_we_q && req_adr_q == TW_REG_CMD && !f_cmd_ok));
+        // Helper: B1's op and target flags are the request's.
+        if (acc1_q) assert(wop_set == (f_op == OP_SET) && wop_clear == (f_op == OP_CLEAR)
+                           && wop_clear_all == (f_op == OP_CLEAR_ALL)
+                           && wcmd_ok == ({28'd0, f_lvl} < LEVELS && {16'd0, f_slt} < SLOTS));
+    end
+
+    // -------------------------------------------------- event read-out
+    // f_rem: the head's events not yet read (head_q and the consumed marks).
+    // Only an EVT_TICK read pops, in its B2, and each pop takes an entry; a
+    // read that finds the FIFO non-empty (as EVT_INFO shows it: two clocks
+    // before B1) pops the head when at most one of its events is left, and
+    // otherwise marks exactly one read; the marks move with nothing else.
+    reg [2:0] f_rem;
+    integer fr;
+    always @(*) begin
+        f_rem = {2'b00, h_late && !consumed_late_q};
+        for (fr = 0; fr < LEVELS; fr = fr + 1)
+            f_rem = f_rem + {2'b00, h_mask[fr] && !consumed_mask_q[fr]};
+    end
+    wire f_rd_tick = !req_we_q && req_adr_q == TW_REG_EVT_TICK;
+    always @(*) if (f_past_valid) begin
+        if (pop_fifo) assert(acc2_q && f_rd_tick && !fifo_empty);
+        assert(r_pop == (acc1_q && f_rd_tick));
+    end
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            if ($past(r_pop))
+                assert(pop_fifo == (!$past(sel_empty_q) && $past(f_rem) <= 3'd1));
+            if ($past(r_pop && !sel_empty_q && f_rem > 3'd1))
+                assert(f_rem == $past(f_rem) - 3'd1);
+            if ($past(pop_fifo))
+                assert(consumed_mask_q == 0 && !consumed_late_q);
+            else if (!$past(r_pop))
+                assert(consumed_mask_q == $past(consumed_mask_q) && consumed_late_q == $past(consumed_late_q));
+            // Helpers: a non-empty FIFO's head stands until a pop; the
+            // selection is that of the head and marks of the clock before.
+            if (!$past(fifo_empty) && !$past(pop_fifo))
+                assert(head == $past(head));
+            if (head_q == $past(head_q) && !$past(r_pop) && !$past(pop_fifo))
+                assert(sel_late_q == rem_late && sel_bit_q == vis_bit
+                       && sel_last_q == (rem_late ? rem_mask == 0 : (rem_mask & ~vis_bit) == 0));
+        end
+
+`ifdef TW_CORE_F_ADV
+    // ------------------------------------------------------------ ADVANCE
+    // (A proof of its own, core-ind-adv: it doubles the induction's time.)
+    // What is left moves only by the host steps decided (one each, a clock
+    // later in f_left), by a jump's amount over J_LO .. J_HI, and by a
+    // write's sum: at the end of the sum (A_FLAG, B6) it is what was left
+    // after B1's decision plus the value written, saturating at 2^32 - 1.
+    reg [31:0] f_jleft, f_adv_w;
+    reg [32:0] f_adv_sum;
+    wire [32:0] f_adv_sum_d = {1'b0, f_left} - {32'd0, step_host} + {1'b0, wdat};
+    always @(posedge i_clk) begin
+        if (j_lo_q) f_jleft <= f_left;
+        if (w_adv) begin f_adv_w <= wdat; f_adv_sum <= f_adv_sum_d; end
+    end
+    wire [32:0] f_adv_part = {1'b0, adv_hi_q, 16'd0} + {1'b0, adv_add_hi_q, 16'd0} + {16'd0, adv_c_q, adv_lo_q};
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst)) begin
+            if (!$past(adv_st_q == 3'd3 || adv_st_q == 3'd4 || j_lo_q || j_hi_q))
+                assert(f_left == $past(f_left) - {31'd0, $past(step_host)});
+            if ($past(j_hi_q))
+                assert(f_left == f_jleft - j_amt_q);
+        end
+    always @(*) if (f_past_valid) begin
+        if (adv_st_q == 3'd5)
+            assert(f_left == (f_adv_sum[32] ? 32'hFFFF_FFFF : f_adv_sum[31:0]));
+        // Helpers: the sum's stages, its operands and partial sums.
+        if (adv_st_q == 3'd1) assert(acc2_q);
+        if (adv_st_q == 3'd2) assert(o_wb_ack && !adv_pend_q);
+        if (adv_st_q >= 3'd1 && adv_st_q <= 3'd3)
+            assert({adv_add_hi_q, req_dat_q[15:0]} == f_adv_w && f_adv_sum == {1'b0, f_left} + {1'b0, f_adv_w});
+        if (adv_st_q == 3'd3 || adv_st_q == 3'd4) assert(!adv_pend_q && !adv_borrow_q);
+        if (adv_st_q == 3'd4) assert(f_adv_part == f_adv_sum);
+        if (j_carry_q || j_hi_q) assert(f_left == f_jleft - {16'd0, j_amt_q[15:0]} && !adv_pend_q);
+        if (j_hi_q) assert(!adv_borrow_q);
+    end
+
+`endif
+`endif
 `ifndef TW_CORE_F_INDUCT
     // ---------------------------------------------- against a shadow bitmap
     // Kept from the commands as they reach V (from reset, so BMC): a visit
@@ -1322,6 +1483,112 @@ module tw_core #(
         assert(srch_found == f_any);
         if (f_any) assert(srch_next == srch_base_q + f_best);
     end
+`endif
+`else
+    // TW_CORE_F_LOCAL: the properties that need no invariant of the rest.
+    // ---------------------------------------------- NEXT and SEARCHING
+    // From the search's answer A and the tick in V three clocks before
+    // (N1 .. N3), with SEARCH unchanged over them (a read of NEXT is at
+    // least five clocks after a write of SEARCH): SEARCHING is clear exactly
+    // when the answer has stood valid since then and time had not passed it
+    // (A - 1 - tick >= 0); NEXT is then A if A - 1 - tick < SEARCH, else
+    // tick + SEARCH, and 0 while SEARCHING.
+    reg [47:0] f_tv1, f_tv2, f_tv3, f_an2, f_an3;
+    reg [31:0] f_hz1, f_hz2, f_hz3;
+    reg [2:0]  f_sv;                   // srch_valid 1, 2, 3 clocks ago
+    reg        f_st2, f_st3, f_fd2, f_fd3, f_past3, f_past4;
+    initial begin f_past3 = 1'b0; f_past4 = 1'b0; end
+    always @(posedge i_clk) begin
+        f_tv1 <= tick_v; f_tv2 <= f_tv1; f_tv3 <= f_tv2;
+        f_hz1 <= horizon_q; f_hz2 <= f_hz1; f_hz3 <= f_hz2;
+        f_sv  <= {f_sv[1:0], srch_valid};
+        // f_ss_q, f_sf_q and f_sn_q are the search's flops a clock ago
+        f_st2 <= f_ss_q; f_st3 <= f_st2; f_fd2 <= f_sf_q; f_fd3 <= f_fd2; f_an2 <= f_sn_q; f_an3 <= f_an2;
+        f_past3 <= f_past2; f_past4 <= f_past3;
+    end
+    wire [47:0] f_gap   = f_an3 - 48'd1 - f_tv3;
+    wire        f_nx_ok = &f_sv && !f_st3 && !(f_fd3 && f_gap[47]);
+    always @(*) begin
+        if (f_past2 && searching_q) assert(next_q == 48'd0);
+        if (f_past4 && f_hz2 == f_hz3) begin
+            assert(searching_q == !f_nx_ok);
+            if (!searching_q)
+                assert(next_q == (f_fd3 && f_gap < {16'd0, f_hz3} ? f_an3 : f_tv3 + {16'd0, f_hz3}));
+        end
+    end
+
+    // ------------------------------------------------------- prescaler
+    // With TICK_SRC = 1 a step is decided exactly when f_pcd, counting the
+    // clocks down from PRESCALE as it stood at the source's first clock and
+    // at each step, reaches 0, or when PRESCALE was 0 a clock before; never
+    // in the source's first clock (so the first step is PRESCALE + 1 clocks
+    // after it, and then one every PRESCALE + 1).
+    reg [31:0] f_pcd, f_presc1;
+    reg        f_nint_q;               // the source was not the prescaler a clock ago
+    always @(posedge i_clk) begin
+        f_nint_q <= i_rst || ctrl_src_q != SRC_INT;
+        f_pcd    <= ctrl_src_q != SRC_INT || f_nint_q || step_d ? presc_q : f_pcd - 32'd1;
+        f_presc1 <= presc_q;
+    end
+    wire [31:0] f_pc = {pc_hi_q, pc_lo_q} - {15'd0, pc_borrow_q, 16'd0};
+    always @(*) if (f_past2 && ctrl_src_q == SRC_INT) begin
+        if (f_nint_q) assert(!step_d);
+        else assert(step_d == (f_pcd == 32'd0 || f_presc1 == 32'd0));
+        // Helpers: the prescaler's count is f_pcd, never 0, between reloads.
+        if (!reload_q) assert(f_pc == f_pcd && f_pcd != 32'd0);
+        if (!f_nint_q) assert(ptick_q == reload_q);
+        if (pc_borrow_q) assert(pc_lo_q == 16'hFFFF);
+    end
+
+    // ----------------------------------------------------------- EVT_INFO
+    // EVT_INFO shows the head's next unread event, the late arm first, then
+    // the levels upward (a level's slot is its field of the tick), VALID
+    // set; all zero when the FIFO was empty three clocks before. Its fields
+    // are formed over two clocks, so they are checked where the head and
+    // the consumed marks stood through both (a read is at least five
+    // clocks after the pop or read that changed them).
+    reg [ENTRY_W-1:0] f_hq1, f_hq2;
+    reg [LEVELS-1:0]  f_cm1, f_cm2;
+    reg               f_cl1, f_cl2;
+    reg [2:0]         f_fe;             // fifo_empty (or reset) 1, 2, 3 clocks ago
+    always @(posedge i_clk) begin
+        f_hq1 <= head_q; f_hq2 <= f_hq1;
+        f_cm1 <= consumed_mask_q; f_cm2 <= f_cm1;
+        f_cl1 <= consumed_late_q; f_cl2 <= f_cl1;
+        f_fe  <= {f_fe[1:0], i_rst || fifo_empty};
+    end
+    wire [47:0]          f_e_tick = f_hq1[ENTRY_W-1 -: 48];
+    wire [LEVELS-1:0]    f_e_rm   = f_hq1[1+LVL_W+SLOT_BITS +: LEVELS] & ~f_cm1;
+    wire                 f_e_rl   = f_hq1[LVL_W+SLOT_BITS] && !f_cl1;
+    reg  [31:0]          f_info;
+    integer fi;
+    always @(*) begin
+        f_info = 32'd0;
+        for (fi = LEVELS - 1; fi >= 0; fi = fi - 1)
+            if (f_e_rm[fi])
+                f_info = {2'b10, fi[1:0], {(12-SLOT_BITS){1'b0}}, f_e_tick[fi * SLOT_BITS +: SLOT_BITS],
+                          f_e_tick[47:32]};
+        if (f_e_rl)
+            f_info = {2'b11, f_hq1[SLOT_BITS +: LVL_W], {(12-SLOT_BITS){1'b0}}, f_hq1[0 +: SLOT_BITS],
+                      f_e_tick[47:32]};
+    end
+    always @(*) if (f_past4) begin
+        if (f_fe[2]) assert(evt_info_q == 32'd0);
+        else if (f_hq1 == f_hq2 && f_cm1 == f_cm2 && f_cl1 == f_cl2 && (f_e_rl || |f_e_rm))
+            assert(evt_info_q == f_info);
+    end
+
+    // ----------------------------------------------------- external input
+    // With TICK_SRC = 2 a step is decided exactly in the clock after the
+    // second clock edge since the input was first sampled high (high at the
+    // edge two before, low at the one before that): the synchroniser's two
+    // flops, and one step per rising edge the clock samples.
+    reg [2:0] f_ext;                   // i_ext_tick at the last three edges
+    always @(posedge i_clk)
+        f_ext <= {f_ext[1:0], i_ext_tick};
+    always @(*) if (f_past4 && ctrl_src_q == SRC_EXT)
+        assert(step_d == (f_ext[1] && !f_ext[2]));
+
 `endif
 `endif
 `endif

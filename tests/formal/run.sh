@@ -103,7 +103,10 @@ spi=rtl/tw_spi.v
 # covers (each cover its own run, at the depth it is reached by) and the
 # other SPI witnesses (the repeat needs two SPI frames: 196 steps; a frame
 # late at its deadline, bit 62, about 128). Depths: quick, deep.
-# The core at 2 x 4 slots with a 4-entry FIFO. Its sub-modules' own
+# The core at 2 x 4 slots with a 4-entry FIFO (core-ind-local: NEXT, the
+# prescaler, EVT_INFO and the external input, which need none of
+# core-ind's invariants; core-ind-adv:
+# core-ind and ADVANCE's properties, twice its time, so deep). Its sub-modules' own
 # properties are proved on their own: the FIFO's (k-induction) are assumed
 # here, the search's (BMC from a start) are left out.
 cgeo="LEVELS=2 SLOT_BITS=2 FIFO_LOG2=2"
@@ -117,8 +120,10 @@ prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
 prove spi-deadline     ind     2 4 tw_spi "$spi" "ACK_MAX=118" TW_SPI_F_DEADLINE
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
 prove core-ind         ind     4 4 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
+prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_CORE_F_LOCAL" "$csub"
 if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
+    prove core-ind-adv     ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_CORE_F_ADV" "$csub"
     prove core-bmc-deep    bmc    24 24 tw_core "$core" "$cgeo" "" "$csub"
     prove core-cover-late  cover  10 10 tw_core "$core" "$cgeo" TW_CORE_F_COVER=1 "$csub"
     prove core-cover-vhold cover  16 16 tw_core "$core" "$cgeo" TW_CORE_F_COVER=2 "$csub"
