@@ -158,7 +158,8 @@ module tw_core #(
         if (i_rst) begin
             pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
             req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0; req_cmd <= 1'b0;
-            req_target_ok <= 1'b0; req_kind_q <= {K_N{1'b0}};
+            // (as decoded from the reset request: a read of ID, data 0)
+            req_target_ok <= target_ok(32'd0); req_kind_q <= access_kind(6'd0, 1'b0);
         end else begin
             if (!pend_q && i_wb_cyc && i_wb_stb && !o_wb_ack) begin
                 pend_q    <= 1'b1;
@@ -579,7 +580,7 @@ module tw_core #(
     always @(*) if (!i_rst) begin
         assert(push_refused == (push_e && !push_ok));
         assert(req_kind_q == access_kind(req_adr_q, req_we_q));
-        if (req_cmd) assert(req_target_ok == target_ok(req_dat_q));
+        assert(req_target_ok == target_ok(req_dat_q));
     end
 `endif
     always @(posedge i_clk)
