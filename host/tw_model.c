@@ -32,14 +32,9 @@
  * too, up to the sum's first step), a CMD write with time held together
  * with the access after it (fast_cmd()), and an EVT_TICK read with no step
  * able to start (fast_pop(), the read-out alone stepped) together with the
- * access after it once the read-out settles quiet (settle_pop()). Of the
- * other edges, those in which nothing but the tick pipeline, what follows
- * it (the FIFO, the read-out, the answer against time, the jump, the
- * interrupt line) and a read move (no write past R, no command in B1 or V,
- * no search start) are computed by pipe_edge(), which leaves the rest
- * alone and skips what stands still; any other edge is computed whole.
- * Real-time stretches (the prescaler or the external input ticking) are
- * computed edge by edge.
+ * access after it once the read-out settles quiet (settle_pop()). Any other edge is
+ * computed whole. Real-time stretches (the prescaler or the external input
+ * ticking) are computed edge by edge.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -206,15 +201,6 @@ typedef struct tw_model {
     /* The state is the one fast_pop() left: the read-out settles in the
      * next two clocks, whatever the bus does in them (settle_pop()). */
     bool pop_settle;
-    /* The event read-out's flops are a fixed point: the last edge, from
-     * pipe_edge(), changed neither them nor the FIFO, and no strobe pops. */
-    bool ro_still;
-    /* The inputs of the answer against time (tick_v and the search's
-     * outputs) pipe_edge() last saw, and for how many of its edges in a
-     * row, up to four (then N1..N3 and j_far stand still). */
-    uint64_t n_in_tick, n_in_next;
-    bool n_in_sv, n_in_sf;
-    unsigned n_still;
     /* What the flops computed from the request's data (and tick_p and the
      * armed tick) were last computed from: unchanged inputs, unchanged
      * flops. */
@@ -398,17 +384,6 @@ static void readout(const tw_model *mdl, const tw_flops *m, tw_flops *np)
     }
 }
 
-/* P's flags of which levels' low bits of the counter are zero (level 0's
- * always), from lo_q. */
-static uint8_t zero_flags(const tw_model *mdl, uint32_t lo)
-{
-    uint8_t z = 1;
-    for (unsigned k = 1; k < mdl->levels; k++)
-        if ((lo & mdl->lo_mask[k]) == 0)
-            z |= (uint8_t)(1u << k);
-    return z;
-}
-
 /* One rising edge of i_clk, or with commit false only what it would do.
  * Returns whether it is quiet: it changes no flop but the delay RAM's
  * address and output, no memory but that RAM, and the search only by its
@@ -590,7 +565,11 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->lo_d_q = m->lo_q;
         np->step_c_q = m->step_q;
         np->step_p_q = m->step_c_q;
-        np->zero_p = zero_flags(mdl, m->lo_q);
+        uint8_t z = 1;
+        for (unsigned k = 1; k < mdl->levels; k++)
+            if ((m->lo_q & mdl->lo_mask[k]) == 0)
+                z |= (uint8_t)(1u << k);
+        np->zero_p = z;
     }
     const uint64_t tick_p = ((uint64_t)m->hi_q << 24) | m->lo_d_q;
     {
@@ -919,500 +898,12 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
     return quiet;
 }
 
-/* Cheap signs that an idle edge would not be quiet, checked before working
- * one out: something in flight on the bus, in the tick or command pipeline,
- * the jump, an ADVANCE sum, the FIFO's read-out or a search start, or the
- * prescaler as the tick source. */
-static bool maybe_quiet(const tw_flops *f)
-{
-    return !(f->pend_q | f->acc1_q | f->acc2_q | f->o_wb_ack | f->rd1_q | f->step_q | f->fly_q | f->step_c_q
-             | f->step_p_q | f->j_busy_q | f->j_go_q | f->adv_pend_q | f->pop_fifo | f->push_e | f->srch_start_q
-             | f->cmd_h1 | f->cmd_h2 | f->cmd_g | f->cmd_e)
-           && f->cmd_fly_q == 0 && f->adv_st_q == A_IDLE && f->empty1_q == (f->count_q == 0)
-           && f->sel_empty_q == f->empty1_q
-           && f->ctrl_src_q != SRC_INT; /* the prescaler moves every clock */
-}
-
-/* Whether any byte of the flops from FIRST to LAST (members of tw_flops,
- * bools and bytes with no padding between) is set: a few wide loads
- * instead of one per flop. */
-#define FLOPS_SPAN(f, first, last) \
-    ((const unsigned char *)(f) + offsetof(tw_flops, first)), \
-    (offsetof(tw_flops, last) + sizeof((tw_flops *)0)->last - offsetof(tw_flops, first))
-static inline bool bytes_any(const unsigned char *p, size_t n)
-{
-    uint64_t w[3] = { 0, 0, 0 };
-    memcpy(w, p, n); /* n <= 24, known at compile time */
-    return (w[0] | w[1] | w[2]) != 0;
-}
-_Static_assert(offsetof(tw_flops, w_coal) - offsetof(tw_flops, w_ctrl) == 8, "B1's write strobes are 9 bytes");
-_Static_assert(offsetof(tw_flops, cmd_e) - offsetof(tw_flops, hit_h1) == 17, "H1..E's flops are 18 bytes");
-_Static_assert(offsetof(tw_flops, j_hi_q) - offsetof(tw_flops, j_wait_q) == 7, "the jump's phases are 8 bytes");
-
-/* One committed edge in which nothing but the tick pipeline, what it
- * drives and a read moves: the bus idle or a read under way that does not
- * pop (no write past R, no write strobe in B1), no command in B1 or V, no
- * search start under way or due, no reset. Then the control registers,
- * the commands' flops and the search start keep their values, and what
- * remains is edge()'s own code for the rest: the bus's flops and read
- * strobes, the step decision, the prescaler, the ADVANCE count and sum,
- * the counter, V to E, the FIFO, the read-out, the answer against time,
- * the jump, the interrupt line and the read multiplexer; with, to spare
- * the work, H1..E left alone while empty, the read-out while it stands
- * still (ro_still), N1..N3 while their inputs do (n_still), and the jump's
- * phases while none is under way. Returns false, having changed nothing,
- * in any other state; else true,
- * with *quiet as edge() gives it, or false where it would take a
- * comparison to tell (maybe_quiet() says no: a missed quiet edge costs an
- * edge, not accuracy). */
-static bool pipe_edge(tw_model *mdl, const tw_bus_in *in, bool *quiet)
-{
-    const tw_flops *m = mdl->f;
-    if (in->rst | m->c_any | m->bm_clear | m->srch_start_q | m->r_pop | bytes_any(FLOPS_SPAN(m, w_ctrl, w_coal)))
-        return false;
-    const bool sv = mdl->srch.valid, sf = mdl->srch.found;
-    const uint64_t snext = mdl->srch.next;
-    const bool src_host = m->ctrl_src_q == SRC_HOST;
-    const bool vmode = src_host && m->ctrl_vhold_q;
-    const bool req_cmd = m->req_we_q && m->req_adr_q == ADR_CMD;
-    const bool a_busy = adv_busy(m);
-    const bool bus_hold = m->j_busy_q || a_busy || m->cmd_fly_q > 1; /* w_adv is low */
-    const bool cmd_wait = vmode && (m->step_q || m->fly_q);
-    const bool dec = m->req_v_q && !bus_hold && !(req_cmd && cmd_wait);
-    const bool srch_passed = m->n2_v && m->n2_f && (m->n2_gap >> 47) && sv;
-    if ((dec && (m->req_we_q || m->req_adr_q == ADR_EVT_TICK)) || srch_passed)
-        return false; /* a write, or a read that pops, in B0 */
-
-    tw_flops *np = mdl->f == &mdl->fbuf[0] ? &mdl->fbuf[1] : &mdl->fbuf[0];
-    memcpy(np, m, mdl->flops_size);
-    const unsigned depth = 1u << mdl->fifo_log2;
-    const unsigned slot_mask = (1u << mdl->slot_bits) - 1u;
-    const bool step_host = src_host && m->adv_nz_q && m->room_q && !m->hold_q && !m->j_busy_q && !a_busy
-                           && !m->req_advrd_q
-                           && !(m->ctrl_vhold_q && (m->step_q || m->fly_q || (m->req_v_q && req_cmd)
-                                                    || m->cmd_fly_q != 0));
-    const bool presc_hit = (m->pc_lo_q == 1 && m->pc_hi_q == 0 && !m->reload_q) || m->presc_q == 0;
-    const bool step_d = step_host || (m->ctrl_src_q == SRC_INT && m->ptick_q)
-                        || (m->ctrl_src_q == SRC_EXT && (m->ext_q & 2) && !(m->ext_q & 4));
-    const bool fifo_empty = m->count_q == 0, fifo_full = m->count_q == depth;
-    const uint32_t adv_left = ((uint32_t)m->adv_hi_q << 16) | m->adv_lo_q;
-    const bool j_start = m->j_go_q && !m->j_busy_q && !m->pend_q && !a_busy && !m->hold_q;
-    const bool j_abort = m->j_seen || !sv || !m->n2_v || !src_host || m->j_bad;
-    const bool j_last = m->j_wc == 1;
-
-    /* bus: a request captured at R, decoded in B0 (a read: B1's read
-     * strobes), acked after B2 */
-    if (!m->pend_q && in->cyc && in->stb && !m->o_wb_ack) {
-        np->pend_q = true;
-        np->req_v_q = true;
-        np->req_we_q = in->we;
-        np->req_adr_q = (uint8_t)(in->adr & 63u);
-        np->req_dat_q = in->dat;
-        np->req_advrd_q = !in->we && (in->adr & 63u) == ADR_ADVANCE;
-    } else if (dec) {
-        np->req_v_q = false;
-        np->req_advrd_q = false;
-    }
-    np->acc1_q = dec;
-    np->acc2_q = m->acc1_q;
-    np->o_wb_ack = m->acc2_q;
-    if (m->acc2_q)
-        np->pend_q = false;
-    if (dec) {
-        np->r_acc = true;
-        np->r_now_lo = m->req_adr_q == ADR_NOW_LO;
-        np->r_next_lo = m->req_adr_q == ADR_NEXT_LO;
-        np->bad_acc = !addr_ok(m->req_adr_q, false);
-    } else {
-        np->r_acc = np->r_now_lo = np->r_next_lo = np->bad_acc = false;
-    }
-    if (!mdl->decoded || mdl->decoded_dat != m->req_dat_q) {
-        decode_request(mdl, np, m->req_dat_q);
-        mdl->decoded = true;
-        mdl->decoded_dat = m->req_dat_q;
-    }
-    np->cmd_fly_q = (uint8_t)(m->cmd_fly_q - (m->cmd_fly_q != 0 ? 1u : 0u));
-
-    /* step decision, prescaler, ADVANCE (as edge()) */
-    np->step_q = step_d;
-    np->ext_q = (uint8_t)(((m->ext_q << 1) | (mdl->ext_tick ? 1u : 0u)) & 7u);
-    if (m->reload_q) {
-        np->pc_hi_q = (uint16_t)(m->presc_q >> 16);
-        np->pc_lo_q = (uint16_t)m->presc_q;
-        np->pc_borrow_q = false;
-    } else {
-        np->pc_borrow_q = m->pc_lo_q == 0;
-        np->pc_lo_q = (uint16_t)(m->pc_lo_q - 1u);
-        np->pc_hi_q = (uint16_t)(m->pc_hi_q - m->pc_borrow_q);
-    }
-    np->ptick_q = presc_hit && m->ctrl_src_q == SRC_INT;
-    np->reload_q = presc_hit || m->ctrl_src_q != SRC_INT;
-    if (!(step_host | m->adv_pend_q | m->adv_borrow_q | m->j_lo_q | m->j_hi_q) && m->adv_st_q == A_IDLE) {
-        /* nothing to take from the count, nothing to add to it */
-        np->adv_nz_q = (m->adv_lo_q | m->adv_hi_q) != 0;
-    } else {
-        {
-            const bool ge1 = m->adv_lo_q || m->adv_hi_q;
-            const bool ge2 = (m->adv_lo_q >> 1) || m->adv_hi_q;
-            const bool ge3 = (m->adv_lo_q >> 2) || (m->adv_lo_q & 3u) == 3u || m->adv_hi_q;
-            const bool left_ge1 = m->adv_pend_q ? ge2 : ge1;
-            const bool left_ge2 = m->adv_pend_q ? ge3 : ge2;
-            np->adv_pend_q = step_host;
-            np->adv_nz_q = step_host ? left_ge2 : left_ge1;
-        }
-        switch (m->adv_st_q) {
-        case A_LO: {
-            uint32_t s = (uint32_t)m->adv_lo_q + (m->req_dat_q & 0xFFFFu);
-            np->adv_c_q = (s >> 16) & 1u;
-            np->adv_lo_q = (uint16_t)s;
-            np->adv_st_q = A_HI;
-            break;
-        }
-        case A_HI: {
-            uint32_t s = (uint32_t)m->adv_hi_q + m->adv_add_hi_q + m->adv_c_q;
-            if (s >> 16) {
-                np->adv_hi_q = 0xFFFF;
-                np->adv_lo_q = 0xFFFF;
-            } else {
-                np->adv_hi_q = (uint16_t)s;
-            }
-            np->adv_st_q = A_FLAG;
-            break;
-        }
-        default: {
-            uint32_t sub_lo = m->j_lo_q ? (m->j_amt_q & 0xFFFFu) : m->adv_pend_q;
-            np->adv_borrow_q = m->adv_lo_q < sub_lo;
-            np->adv_lo_q = (uint16_t)(m->adv_lo_q - sub_lo);
-            np->adv_hi_q = (uint16_t)(m->adv_hi_q - (m->j_hi_q ? (m->j_amt_q >> 16) : m->adv_borrow_q));
-            if (m->adv_st_q == A_SETTLE1)
-                np->adv_st_q = A_SETTLE2;
-            else if (m->adv_st_q == A_SETTLE2)
-                np->adv_st_q = A_LO;
-            else
-                np->adv_st_q = A_IDLE;
-            break;
-        }
-        }
-    }
-
-    /* counter, C1/C2/P */
-    {
-        const bool en = m->step_q || m->j_lo_q;
-        const uint32_t lo_sum = m->lo_q + m->lo_add_q;
-        if (en)
-            np->lo_q = lo_sum & HALF_MASK;
-        np->carry_q = en && (lo_sum >> 24);
-        np->hi_q = (m->hi_q + (m->j_hi_q ? (m->j_amt_q >> 24) : m->carry_q)) & HALF_MASK;
-        np->lo_d_q = m->lo_q;
-        np->step_c_q = m->step_q;
-        np->step_p_q = m->step_c_q;
-        /* zero_p is the flags of lo_d_q: the same while lo_q stays */
-        np->zero_p = m->lo_q == m->lo_d_q ? m->zero_p : zero_flags(mdl, m->lo_q);
-    }
-    const uint64_t tick_p = ((uint64_t)m->hi_q << 24) | m->lo_d_q;
-    {
-        uint8_t vp = 0;
-        if (m->step_p_q)
-            for (unsigned k = 0; k < mdl->levels; k++)
-                if (((m->zero_p >> k) & 1u) && (m->hi_q & mdl->hi_mask[k]) == 0)
-                    vp |= (uint8_t)(1u << k);
-        np->tick_v = tick_p;
-        np->visit_v = vp;
-        np->step_v = m->step_p_q;
-    }
-
-    /* commands: none in B1 or V; their V inputs follow tick_p */
-    {
-        const uint32_t wdat = m->req_dat_q;
-        const uint64_t arm = ((uint64_t)m->arm_hi_q << 32) | m->arm_lo_q;
-        if (!mdl->cmd_in_ok || mdl->cmd_in_dat != wdat || mdl->cmd_in_tick != tick_p || mdl->cmd_in_arm != arm) {
-            command_inputs(mdl, np, wdat, tick_p, arm);
-            mdl->cmd_in_ok = true;
-            mdl->cmd_in_dat = wdat;
-            mdl->cmd_in_tick = tick_p;
-            mdl->cmd_in_arm = arm;
-        }
-    }
-
-    /* H1, H2, G, E: nothing to shift once no tick, command or hit is
-     * in them (V's visit into H1 is below) */
-    np->dly_q = mdl->dly_mem[(m->dly_wa + 1u) & 3u];
-    np->dly_wa = (uint8_t)((m->dly_wa + 1u) & 3u);
-    if (m->step_v | bytes_any(FLOPS_SPAN(m, hit_h1, cmd_e))) {
-        np->hit_h2 = m->hit_h1;
-        np->hit_g = m->hit_h2;
-        np->late_h1 = false;
-        np->late_h2 = m->late_h1;
-        np->late_g = m->late_h2;
-        np->step_h1 = m->step_v;
-        np->step_h2 = m->step_h1;
-        np->step_g = m->step_h2;
-        np->cmd_h1 = false;
-        np->cmd_h2 = m->cmd_h1;
-        np->cmd_g = m->cmd_h2;
-        np->hit_e = m->hit_g;
-        np->n_ev_e = (uint8_t)(m->late_g + popcount4(m->hit_g));
-        np->push_e = m->hit_g || m->late_g;
-        np->late_e = m->late_g;
-        np->step_e = m->step_g;
-        np->cmd_e = m->cmd_g;
-    }
-
-    /* FIFO */
-    const bool do_pop = m->pop_fifo && !fifo_empty;
-    const bool push_ok = !fifo_full || do_pop;
-    const bool do_push = m->push_e && push_ok;
-    if (do_push)
-        np->wr_ptr_q = (uint16_t)((m->wr_ptr_q + 1u) & (depth - 1u));
-    if (do_pop)
-        np->rd_ptr_q = (uint16_t)((m->rd_ptr_q + 1u) & (depth - 1u));
-    if (do_push && !do_pop)
-        np->count_q = (uint16_t)(m->count_q + 1u);
-    else if (do_pop && !do_push)
-        np->count_q = (uint16_t)(m->count_q - 1u);
-    np->fly_n_q = (uint8_t)((m->fly_n_q + m->step_q - m->step_e - m->cmd_e) & 15u);
-    np->room_q = (unsigned)m->count_q + m->fly_n_q + 4u <= depth;
-    np->fly_q = m->step_q || m->step_c_q || m->step_p_q || m->step_v || m->step_h1 || m->step_h2 || m->step_g
-              || m->step_e;
-
-    /* status, statistics, at the push */
-    if (m->push_e && !push_ok) {
-        np->overflow_q = true;
-        np->cnt_overflow_q += m->n_ev_e;
-    }
-    if (m->push_e && push_ok) {
-        if (vmode)
-            np->hold_q = true;
-        np->cnt_events_q += m->n_ev_e;
-    }
-    if (m->late_e)
-        np->cnt_late_q++;
-    if (m->bad_acc)
-        np->cnt_buserr_q++;
-
-    /* the read multiplexer: the group register in B1, the data in B2 */
-    if (m->r_now_lo)
-        np->now_hi_latch_q = (uint16_t)(tick_p >> 32);
-    if (m->r_next_lo)
-        np->next_hi_latch_q = (uint16_t)(m->next_q >> 32);
-    np->rd1_q = m->r_acc;
-    if (m->r_acc)
-        np->grp_q = read_group(mdl, m->req_adr_q);
-    if (m->rd1_q)
-        np->o_wb_dat = m->grp_q;
-
-    /* The read-out, unless it is still (its inputs, and so its flops, the
-     * same as at the last edge, which moved none of them). */
-    const bool ro_was_still = mdl->ro_still;
-    if (!ro_was_still)
-        readout(mdl, m, np);
-    mdl->ro_still = !do_push && !do_pop
-                    && (ro_was_still
-                        || (np->pop_fifo == m->pop_fifo
-                            && memcmp(&np->head_q, &m->head_q,
-                                      offsetof(tw_flops, evt_info_q) + sizeof m->evt_info_q
-                                          - offsetof(tw_flops, head_q)) == 0));
-
-    /* The answer against time, and the jump's distance test after it:
-     * N1, N2, N3 and j_far follow tick_v, the search's outputs and the
-     * horizon, and stand still once those have for four clocks. */
-    if (m->tick_v == mdl->n_in_tick && snext == mdl->n_in_next && sv == mdl->n_in_sv && sf == mdl->n_in_sf) {
-        if (mdl->n_still < 4)
-            mdl->n_still++;
-    } else {
-        mdl->n_still = 1;
-        mdl->n_in_tick = m->tick_v;
-        mdl->n_in_next = snext;
-        mdl->n_in_sv = sv;
-        mdl->n_in_sf = sf;
-    }
-    if (mdl->n_still < 4) {
-        np->n1_gap = (snext + (~m->tick_v & TICK_MASK)) & TICK_MASK;
-        np->n1_end = (m->tick_v + m->horizon_q) & TICK_MASK;
-        np->n1_v = sv;
-        np->n1_f = sf;
-        np->n2_gap = m->n1_gap;
-        np->n2_within = m->n1_f && (m->n1_gap >> 32) == 0 && (uint32_t)m->n1_gap < m->horizon_q;
-        np->n2_end = m->n1_end;
-        np->n2_v = m->n1_v && sv;
-        np->n2_f = m->n1_f;
-        {
-            const bool n2_ok = m->n2_v && sv && (!m->n2_f || !(m->n2_gap >> 47));
-            np->searching_q = !n2_ok;
-            np->next_q = !n2_ok ? 0 : m->n2_within ? snext : m->n2_end;
-        }
-        np->j_far_q = m->n2_v && !(m->n2_gap >> 47)
-                    && (m->ctrl_vhold_q ? ((m->n2_gap >> 1) & 0x3FFFFFFFFFFFull) != 0
-                                        : ((m->n2_gap >> 5) & 0x3FFFFFFFFFFull) != 0);
-    }
-
-    /* the jump */
-    np->j_adv_far_q = m->ctrl_vhold_q ? (adv_left >> 1) != 0 : (adv_left >> 5) != 0;
-    np->j_go_q = src_host && m->adv_nz_q && m->n2_v && sv && (m->j_far_q || !m->n2_f) && m->j_adv_far_q
-               && !m->j_busy_q && m->j_cool == 0 && !m->hold_q && !a_busy;
-    np->lo_add_q = 1;
-    /* its phases: none under way, none starting, no cooling down */
-    if (j_start | (m->j_cool != 0) | bytes_any(FLOPS_SPAN(m, j_wait_q, j_hi_q))) {
-        np->j_wait_q = j_start || (m->j_wait_q && !j_last);
-        np->j_cmp_q = m->j_wait_q && j_last;
-        np->j_sel_q = m->j_cmp_q;
-        np->j_lo_q = m->j_sel_q && !j_abort;
-        np->j_carry_q = m->j_lo_q;
-        np->j_hi_q = m->j_carry_q;
-        np->j_end_q = (m->j_sel_q && j_abort) || m->j_hi_q || (m->j_end_q && !j_last);
-        np->j_busy_q = j_start || (m->j_busy_q && !(m->j_end_q && j_last));
-        if (j_start)
-            np->j_wc = 7;
-        else if (m->j_sel_q && j_abort)
-            np->j_wc = 2;
-        else if (m->j_hi_q)
-            np->j_wc = 3;
-        else if (m->j_wait_q || m->j_end_q)
-            np->j_wc = (uint8_t)((m->j_wc - 1u) & 7u);
-        if (m->j_end_q && j_last)
-            np->j_cool = 8;
-        else if (m->j_cool != 0 && !m->j_busy_q)
-            np->j_cool = (uint8_t)(m->j_cool - 1u);
-        if (j_start)
-            np->j_seen = false; /* no command in V, no search start */
-        if (m->j_cmp_q) {
-            np->j_bad = (m->n2_f && ((m->n2_gap >> 47) || m->n2_gap == 0)) || adv_left == 0;
-            np->j_big = !m->n2_f || (m->n2_gap >> 32) != 0;
-            np->j_less = (uint32_t)m->n2_gap < adv_left;
-        }
-        if (m->j_sel_q && !j_abort) {
-            uint32_t amt = m->j_big || !m->j_less ? adv_left : (uint32_t)m->n2_gap;
-            np->j_amt_q = amt;
-            np->lo_add_q = amt & HALF_MASK;
-        }
-    }
-
-    /* interrupt, coalescing */
-    if (fifo_empty)
-        np->age_q = 0;
-    else if (m->j_lo_q)
-        np->age_q = (m->j_amt_q >> 16) || (uint32_t)m->age_q + (m->j_amt_q & 0xFFFFu) > 0xFFFFu
-                      ? 0xFFFF
-                      : (uint16_t)(m->age_q + (m->j_amt_q & 0xFFFFu));
-    else if (m->step_v && m->age_q != 0xFFFF)
-        np->age_q = (uint16_t)(m->age_q + 1u);
-    np->age_due_q = m->age_q >= m->coal_holdoff_q;
-    np->thresh_due_q = m->count_q >= m->coal_thresh_q;
-    np->irq_q = m->ctrl_irq_en_q && !fifo_empty && (m->hold_q || fifo_full || m->thresh_due_q || m->age_due_q);
-
-    /* block RAMs: a push, the delay RAM, the visit (no bitmap write) */
-    mdl->cycles++;
-    if (do_push) {
-        tw_entry *e = &mdl->fifo_mem[m->wr_ptr_q];
-        e->tick = m->dly_q.tick;
-        e->mask = m->hit_e;
-        e->late = m->late_e;
-        e->level = m->dly_q.lvl;
-        e->slot = m->dly_q.slot;
-    }
-    tw_dly *d = &mdl->dly_mem[m->dly_wa & 3u];
-    d->tick = m->tick_v;
-    d->lvl = m->c_lvl;
-    d->slot = m->c_slot;
-    {
-        uint8_t hit = 0;
-        if (m->visit_v)
-            for (unsigned k = 0; k < mdl->levels; k++)
-                if (((m->visit_v >> k) & 1u) && map_bit(mdl, k, (unsigned)(m->tick_v >> (k * mdl->slot_bits)) & slot_mask))
-                    hit |= (uint8_t)(1u << k);
-        np->hit_h1 = hit;
-    }
-    /* the search, with no start */
-    bool srch_out = false;
-    if (mdl->srch.started && mdl->srch.t + 1u < mdl->srch.t_valid) {
-        mdl->srch.t++;
-    } else if (mdl->srch.started && mdl->srch.t < mdl->srch.t_valid) {
-        tw_search_model_step(&mdl->srch, 0, m->srch_base_q, mdl->words);
-        srch_out = mdl->srch.valid != sv;
-    }
-    *quiet = !(in->cyc | do_push | srch_out | m->fly_q | m->step_q | m->j_busy_q | m->pend_q) && maybe_quiet(m)
-             && memcmp(np, m, offsetof(tw_flops, dly_wa)) == 0;
-    mdl->f = np;
-    return true;
-}
-
-#ifdef TW_MODEL_CHECK_PIPE
-/* A check build (-DTW_MODEL_CHECK_PIPE), not for use: every pipe_edge() is
- * run on a copy by edge() too, and every flop, memory and the search's
- * state compared; a difference aborts. The counts go to stderr at exit. */
-#include <stdio.h>
-static unsigned long long check_edges, check_quiet_missed;
-
-static void check_report(void)
-{
-    fprintf(stderr, "pipe_edge check: %llu edges compared both ways, none differed; %llu quiet edges not seen as such\n",
-            check_edges, check_quiet_missed);
-}
-
-static tw_model *check_clone(const tw_model *m)
-{
-    tw_model *c = malloc(sizeof *c);
-    size_t fifo_bytes = ((size_t)1 << m->fifo_log2) * sizeof *m->fifo_mem;
-    if (!c || !(*c = *m, c->fifo_mem = malloc(fifo_bytes)))
-        abort();
-    memcpy(c->fifo_mem, m->fifo_mem, fifo_bytes);
-    c->f = &c->fbuf[m->f - m->fbuf];
-    for (unsigned k = 0; k < MAX_LEVELS; k++)
-        c->words[k] = c->map[k];
-    return c;
-}
-
-static void check_same(const tw_model *a, const tw_model *b)
-{
-    static bool registered;
-    if (!registered) {
-        registered = true;
-        atexit(check_report);
-    }
-    const bool same = a->f - a->fbuf == b->f - b->fbuf && memcmp(a->f, b->f, a->flops_size) == 0
-                      && memcmp(a->map, b->map, sizeof a->map) == 0
-                      && memcmp(a->fifo_mem, b->fifo_mem, ((size_t)1 << a->fifo_log2) * sizeof *a->fifo_mem) == 0
-                      && memcmp(a->dly_mem, b->dly_mem, sizeof a->dly_mem) == 0
-                      && memcmp(&a->srch, &b->srch, sizeof a->srch) == 0 && a->cycles == b->cycles
-                      && !(a->quiet && !b->quiet);
-    if (!same) {
-        const unsigned char *x = (const void *)a->f, *y = (const void *)b->f;
-        for (size_t i = 0; i < a->flops_size; i++)
-            if (x[i] != y[i])
-                fprintf(stderr, "pipe_edge check: flops differ at byte %zu (%u, %u)\n", i, x[i], y[i]);
-        fprintf(stderr, "pipe_edge check: edge %llu differs, cycle %llu\n", check_edges,
-                (unsigned long long)a->cycles);
-        abort();
-    }
-    check_edges++;
-    check_quiet_missed += b->quiet && !a->quiet;
-}
-#endif
-
 /* A committed edge; an idle one tells whether the state is quiet. */
 static void tw_model_edge(tw_model *mdl, const tw_bus_in *in)
 {
     mdl->cmd_settle = false;
     mdl->pop_settle = false;
-    bool quiet;
-#ifdef TW_MODEL_CHECK_PIPE
-    tw_model *whole = check_clone(mdl);
-#endif
-    if (pipe_edge(mdl, in, &quiet)) {
-        mdl->quiet = quiet;
-#ifdef TW_MODEL_CHECK_PIPE
-        whole->quiet = edge(whole, in, true);
-        check_same(mdl, whole);
-#endif
-    } else {
-        mdl->quiet = edge(mdl, in, true);
-        mdl->ro_still = false;
-        mdl->n_still = 0;
-    }
-#ifdef TW_MODEL_CHECK_PIPE
-    free(whole->fifo_mem);
-    free(whole);
-#endif
+    mdl->quiet = edge(mdl, in, true);
 }
 
 /* ---------------------------------------------------- quiet stretches */
@@ -1462,7 +953,6 @@ static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
                 k = cycles;
             if (k) {
                 skip_quiet(m, k);
-                m->n_still = 0;
                 cycles -= k;
                 continue;
             }
@@ -1470,6 +960,20 @@ static void run_cycles(tw_model *m, uint64_t cycles, bool stop_at_irq)
         tw_model_edge(m, &bus_idle);
         cycles--;
     }
+}
+
+/* Cheap signs that an idle edge would not be quiet, checked before working
+ * one out: something in flight on the bus, in the tick or command pipeline,
+ * the jump, an ADVANCE sum, the FIFO's read-out or a search start, or the
+ * prescaler as the tick source. */
+static bool maybe_quiet(const tw_flops *f)
+{
+    return !(f->pend_q | f->acc1_q | f->acc2_q | f->o_wb_ack | f->rd1_q | f->step_q | f->fly_q | f->step_c_q
+             | f->step_p_q | f->j_busy_q | f->j_go_q | f->adv_pend_q | f->pop_fifo | f->push_e | f->srch_start_q
+             | f->cmd_h1 | f->cmd_h2 | f->cmd_g | f->cmd_e)
+           && f->cmd_fly_q == 0 && f->adv_st_q == A_IDLE && f->empty1_q == (f->count_q == 0)
+           && f->sel_empty_q == f->empty1_q
+           && f->ctrl_src_q != SRC_INT; /* the prescaler moves every clock */
 }
 
 /* One clock in which only the event read-out, the FIFO's pointers and
@@ -1784,8 +1288,6 @@ static int model_access(tw_model *m, uint32_t addr, bool we, uint32_t wdata, uin
 {
     if (addr % 4u != 0 || addr / 4u >= TW_REG_COUNT)
         return TW_EINVAL;
-    m->ro_still = false; /* the closed forms below may move the read-out */
-    m->n_still = 0;      /* and the answer against time */
     if (fast_access(m, addr / 4u, we, wdata, rdata))
         return TW_OK;
     if (we && addr / 4u == ADR_CMD && fast_cmd(m, wdata))
