@@ -52,15 +52,26 @@ module tw_bitmap #(
     wire [BIT_BITS-1:0]  wr_bit = i_wr_slot[BIT_BITS-1:0];
     wire [WORD_BITS-1:0] vis_word;
     wire [BIT_BITS-1:0]  vis_bit = i_visit_slot[BIT_BITS-1:0];
+    // WRITE_AHEAD: the next clock's wr_word (not read with WRITE_AHEAD = 0)
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [WORD_BITS-1:0] next_word;
+    /* verilator lint_on UNUSEDSIGNAL */
     generate
         if (NWORDS > 1) begin : g_words
-            assign wr_word  = i_wr_slot[SLOT_BITS-1:BIT_BITS];
-            assign vis_word = i_visit_slot[SLOT_BITS-1:BIT_BITS];
+            assign wr_word   = i_wr_slot[SLOT_BITS-1:BIT_BITS];
+            assign vis_word  = i_visit_slot[SLOT_BITS-1:BIT_BITS];
+            assign next_word = i_wr_slot_next[SLOT_BITS-1:BIT_BITS];
         end else begin : g_one_word
-            assign wr_word  = 1'b0;
-            assign vis_word = 1'b0;
+            assign wr_word   = 1'b0;
+            assign vis_word  = 1'b0;
+            assign next_word = 1'b0;
         end
     endgenerate
+    // The bit in the word is not needed a clock ahead (nor, with
+    // WRITE_AHEAD = 0, any of the next slot).
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire unused_next = &{1'b0, i_wr_slot_next};
+    /* verilator lint_on UNUSEDSIGNAL */
 
     // A word read in the clock it is written reads undefined in the bits
     // written: no_rw_check tells Yosys so, and it adds no logic beside the
@@ -76,32 +87,16 @@ module tw_bitmap #(
     wire             do_wr     = i_wr && !i_rst && !i_clear_all;
     wire             word_seen;            // the word written has been written since the clear
     generate
-        if (WRITE_AHEAD != 0 && NWORDS > 1) begin : g_seen_ahead
+        if (WRITE_AHEAD != 0) begin : g_seen_ahead
             // written_q as it will stand in the next clock, at the next
             // clock's word.
-            wire [WORD_BITS-1:0] next_word = i_wr_slot_next[SLOT_BITS-1:BIT_BITS];
-            // (the bit in the word is not needed a clock ahead)
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire unused_next_bit = &{1'b0, i_wr_slot_next[BIT_BITS-1:0]};
-            /* verilator lint_on UNUSEDSIGNAL */
-            reg                  seen_ahead_q;
+            reg seen_ahead_q;
             always @(posedge i_clk)
                 seen_ahead_q <= !i_rst && !i_clear_all
                                 && (written_q[next_word] || (do_wr && wr_word == next_word));
             assign word_seen = seen_ahead_q;
-        end else if (WRITE_AHEAD != 0) begin : g_seen_ahead_one_word
-            reg seen_ahead_q;
-            always @(posedge i_clk)
-                seen_ahead_q <= !i_rst && !i_clear_all && (written_q[0] || do_wr);
-            assign word_seen = seen_ahead_q;
         end else begin : g_seen_now
             assign word_seen = written_q[wr_word];
-        end
-        if (WRITE_AHEAD == 0 || NWORDS == 1) begin : g_next_unused
-            // Not needed here: the flag is looked up in the write's clock.
-            /* verilator lint_off UNUSEDSIGNAL */
-            wire unused_next = &{1'b0, i_wr_slot_next};
-            /* verilator lint_on UNUSEDSIGNAL */
         end
     endgenerate
 

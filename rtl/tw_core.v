@@ -109,8 +109,7 @@ module tw_core #(
     reg [31:0] req_dat_q;
     wire       bus_hold;               // a jump or an ADVANCE sum is under way
     wire       cmd_wait;               // a CMD waits for the ticks in flight (VHOLD)
-    reg        req_cmd;                // the request is a CMD write (decoded at capture)
-    reg        req_target_ok;          // its CMD names a level and slot the build has (likewise)
+    reg        req_target_ok;          // its CMD names a level and slot the build has (decoded at capture)
     // What B1 will strobe for the access, decoded at capture (one-hot, or
     // none for a read without a side effect), so that B0 only qualifies it.
     localparam integer K_CTRL = 0, K_PRESC = 1, K_STATUS = 2, K_ADV = 3, K_ARM_LO = 4, K_ARM_HI = 5,
@@ -152,12 +151,13 @@ module tw_core #(
             access_kind[K_NEXT_LO] = !we && adr == TW_REG_NEXT_LO;
         end
     endfunction
+    wire       req_cmd = req_kind_q[K_CMD];   // the request is a CMD write
     wire       dec     = req_v_q && !bus_hold && !(req_cmd && cmd_wait);
     reg        acc1_q, acc2_q;         // the access is in B1, in B2
     always @(posedge i_clk)
         if (i_rst) begin
             pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
-            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0; req_cmd <= 1'b0;
+            req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0;
             // (as decoded from the reset request: a read of ID, data 0)
             req_target_ok <= target_ok(32'd0); req_kind_q <= access_kind(6'd0, 1'b0);
         end else begin
@@ -168,7 +168,6 @@ module tw_core #(
                 req_adr_q <= i_wb_adr;
                 req_dat_q <= i_wb_dat;
                 req_advrd_q <= !i_wb_we && i_wb_adr == TW_REG_ADVANCE;
-                req_cmd     <= i_wb_we && i_wb_adr == TW_REG_CMD;
                 req_target_ok <= target_ok(i_wb_dat);
                 req_kind_q    <= access_kind(i_wb_adr, i_wb_we);
             end else if (dec) begin
@@ -193,7 +192,6 @@ module tw_core #(
     reg [LEVELS-1:0] wcmd_wr;          // the level a SET or CLEAR writes, one-hot
     wire [3:0]  d_op    = req_dat_q[TW_CMD_OP_LSB +: 4];
     wire [LVL_W-1:0] d_level = req_dat_q[TW_CMD_LEVEL_LSB +: LVL_W];
-    wire        d_target_ok = req_target_ok;
     wire dr = dec && !req_we_q;
     wire [K_N-1:0] d_kind = {K_N{dec && !i_rst}} & req_kind_q;
     integer lk;
@@ -215,9 +213,9 @@ module tw_core #(
         wop_set       <= d_op == OP_SET;
         wop_clear     <= d_op == OP_CLEAR;
         wop_clear_all <= d_op == OP_CLEAR_ALL;
-        wcmd_ok       <= d_target_ok;
+        wcmd_ok       <= req_target_ok;
         for (lk = 0; lk < LEVELS; lk = lk + 1)
-            wcmd_wr[lk] <= (d_op == OP_SET || d_op == OP_CLEAR) && d_target_ok
+            wcmd_wr[lk] <= (d_op == OP_SET || d_op == OP_CLEAR) && req_target_ok
                            && d_level == lk[LVL_W-1:0];
     end
 

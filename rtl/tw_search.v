@@ -70,7 +70,8 @@
 //   t+4  O  offset o = i * SW - (q mod SW) + 1 + j recorded, less
 //           (B mod 2^kb != 0), if the level has no hit yet
 // and after the last level is left in clock x (its last word at O in x+4):
-//   x+5 F1 (the distances are wiring from the offsets); x+6 F2 two pairs compared in parts of <= 12 bits;
+//   x+5 F1 (the distances are wiring from the offsets); x+6 F2 two pairs
+//   compared in parts of <= 12 bits;
 //   x+7 F3 the lesser of each; x+8 F4, x+9 F5 the same for the two;
 //   x+10 F6 B + the least, low 24 bits (carry registered); x+11 F7 the high
 //   part, o_valid, o_found, o_next registered: high from x+12 = T.
