@@ -189,13 +189,20 @@ module tw_spi #(
     // as many clocks at the least) later, so these are current there. They
     // leave the 40-bit comparison and the address decode out of the logic
     // that decides the frame.
+    // The 40-bit comparison takes two clocks, a byte at a time and then
+    // the five bytes: they have seven SCK periods (56 clocks at f_sys / 8,
+    // 14 at the fastest edges the synchronisers can tell apart).
+    reg  [4:0]  req_eq_q;     // byte i of the request equals byte i of the saved one
     reg         rep_q;        // a repeat of the saved request
     reg         go_bus_q;     // new, and for the bus (not SPI_ERRORS)
     reg         go_errrd_q;   // new, and a read of SPI_ERRORS
     reg         go_errclr_q;  // new, and a write of SPI_ERRORS that clears its flag
-    wire        req_rep = last_ok_q && req_q == last_q;
+    wire        req_rep = last_ok_q && &req_eq_q;
     wire        req_err_adr = req_q[37:32] == TW_REG_SPI_ERRORS;
+    integer     eq_byte;
     always @(posedge i_clk) begin
+        for (eq_byte = 0; eq_byte < 5; eq_byte = eq_byte + 1)
+            req_eq_q[eq_byte] <= req_q[8*eq_byte +: 8] == last_q[8*eq_byte +: 8];
         crc_low_zero_q <= crc_q[6:0] == 7'd0;
         rep_q          <= req_rep;
         go_bus_q       <= !req_rep && !req_err_adr;
@@ -419,12 +426,16 @@ module tw_spi #(
     wire [6:0]  f_req_bits   = bit_q < F_REQ_END ? bit_q : F_REQ_END;
     wire [39:0] f_req_mask   = ~(40'hFF_FFFF_FFFF << f_req_bits);
     wire [47:0] f_req_seen   = f_frame >> (bit_q - f_req_bits);  // request bits among those seen
+    wire        f_req_rep    = last_ok_q && req_q == last_q;      // req_rep without its pipeline
     always @(*) if (f_past_valid && !i_rst && bit_q <= CRC_LAST) begin
         if (bit_q > F_REQ_END) begin
-            `TW_SPI_ASSERT(rep_q == req_rep);
-            `TW_SPI_ASSERT(go_bus_q == (!req_rep && !req_err_adr));
-            `TW_SPI_ASSERT(go_errrd_q == (!req_rep && req_err_adr && !req_we));
-            `TW_SPI_ASSERT(go_errclr_q == (!req_rep && req_err_adr && req_we
+            `TW_SPI_ASSERT(req_eq_q == {req_q[39:32] == last_q[39:32], req_q[31:24] == last_q[31:24],
+                                        req_q[23:16] == last_q[23:16], req_q[15:8] == last_q[15:8],
+                                        req_q[7:0] == last_q[7:0]});
+            `TW_SPI_ASSERT(rep_q == f_req_rep);
+            `TW_SPI_ASSERT(go_bus_q == (!f_req_rep && !req_err_adr));
+            `TW_SPI_ASSERT(go_errrd_q == (!f_req_rep && req_err_adr && !req_we));
+            `TW_SPI_ASSERT(go_errclr_q == (!f_req_rep && req_err_adr && req_we
                                            && req_q[TW_SPI_ERRORS_FLAG_LSB]));
         end
         if (sck_rise && bit_q == CRC_LAST)
