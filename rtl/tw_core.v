@@ -528,13 +528,14 @@ module tw_core #(
         for (nk = 0; nk < LEVELS; nk = nk + 1)
             n_ev_g = n_ev_g + {2'b00, hit_g[nk]};
     end
+    wire              push_g = |hit_g || late_g;
     reg [LEVELS-1:0]  hit_e;
     reg               push_e, late_e, step_e, cmd_e;
     reg [2:0]         n_ev_e;
     always @(posedge i_clk) begin
         hit_e   <= hit_g;
         n_ev_e  <= n_ev_g;
-        push_e  <= !i_rst && (|hit_g || late_g);
+        push_e  <= !i_rst && push_g;
         late_e  <= !i_rst && late_g;
         step_e  <= !i_rst && step_g;
         cmd_e   <= !i_rst && cmd_g;
@@ -544,18 +545,19 @@ module tw_core #(
     // ========================================================= FIFO, E
     wire [ENTRY_W-1:0] head;
     wire [FW-1:0]      fifo_count;
-    wire               fifo_full, fifo_empty;
+    wire               fifo_full, fifo_full_next, fifo_empty;
     // The FIFO's own push decision: the logic below forms it from flops
     // (push_refused); the formal properties read it.
     /* verilator lint_off UNUSEDSIGNAL */
     wire               push_ok;
     /* verilator lint_on UNUSEDSIGNAL */
     reg                pop_fifo;
+    wire               pop_next;        // pop_fifo's next value (the read-out's, below)
     tw_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
         .i_clk(i_clk), .i_rst(i_rst),
         .i_push(push_e), .i_data(entry_e), .o_push_ok(push_ok),
         .i_pop(pop_fifo), .o_head(head),
-        .o_count(fifo_count), .o_full(fifo_full), .o_empty(fifo_empty)
+        .o_count(fifo_count), .o_full(fifo_full), .o_full_next(fifo_full_next), .o_empty(fifo_empty)
     );
 
     // Ticks and CMDs in flight, for the FIFO's room: virtual time takes a
@@ -568,15 +570,21 @@ module tw_core #(
     reg [FW:0] resv_q;
     wire       set_dec = dec && req_cmd;
     wire       fifo_pop  = pop_fifo && !fifo_empty;
-    // The FIFO's own decision (push_ok) from flops: a full FIFO is not
-    // empty, so it takes the push exactly when it is popped in that clock.
-    wire       push_refused = push_e && fifo_full && !pop_fifo;
+    // The FIFO's own decision (push_ok), decided a clock ahead into a flop
+    // from the push, the fullness and the pop that E will see: a full FIFO
+    // is not empty, so it takes the push exactly when it is popped in that
+    // clock. pop_fifo fans out wide, and the refusal enables OVERFLOW, its
+    // counter and the room count.
+    reg        push_refused;    // = push_e && fifo_full && !pop_fifo
+    always @(posedge i_clk)
+        push_refused <= !i_rst && push_g && fifo_full_next && !pop_next;
     wire       fifo_push    = push_e && !push_refused;
 `ifdef FORMAL
     // The decisions formed from flops agree with those they replace: the
     // FIFO's push, and the request's kind and target, decoded at capture.
     always @(*) if (!i_rst) begin
         assert(push_refused == (push_e && !push_ok));
+        assert(push_refused == (push_e && fifo_full && !pop_fifo));
         assert(req_kind_q == access_kind(req_adr_q, req_we_q));
         assert(req_target_ok == target_ok(req_dat_q));
     end
@@ -666,6 +674,7 @@ module tw_core #(
         end
     endgenerate
     reg [31:0] evt_info_q;
+    assign pop_next = r_pop && !sel_empty_q && sel_last_q;
     always @(posedge i_clk) begin
         head_q      <= head;
         empty1_q    <= i_rst || fifo_empty;
@@ -676,7 +685,7 @@ module tw_core #(
         sel_empty_q <= i_rst || empty1_q;
         evt_info_q  <= sel_empty_q ? 32'd0
                      : {1'b1, sel_late_q, sel_late_q ? h_level : sel_level_q, ev_slot12, h_tick[47:32]};
-        pop_fifo    <= !i_rst && r_pop && !sel_empty_q && sel_last_q;
+        pop_fifo    <= !i_rst && pop_next;
         if (i_rst || pop_fifo) begin
             consumed_mask_q <= 0; consumed_late_q <= 1'b0;
         end else if (r_pop && !sel_empty_q) begin

@@ -16,6 +16,7 @@ module tw_evfifo #(
     output wire [WIDTH-1:0]      o_head,
     output wire [DEPTH_LOG2:0]   o_count,
     output reg                   o_full,
+    output wire                  o_full_next,   // what o_full takes at the next edge (not reset)
     output reg                   o_empty
 );
     localparam integer DEPTH = 1 << DEPTH_LOG2;
@@ -35,6 +36,9 @@ module tw_evfifo #(
     // in the cycle it pops.
     assign o_push_ok = !o_full || do_pop;
     wire do_push = i_push && o_push_ok;
+    // Exposed so that a caller can decide a refusal a clock ahead, from its
+    // own push and pop of that clock.
+    assign o_full_next = do_push == do_pop ? o_full : do_push && count_q == DEPTH[DEPTH_LOG2:0] - 1'b1;
 
     always @(posedge i_clk) begin
         if (do_push)
@@ -53,15 +57,14 @@ module tw_evfifo #(
                 wr_ptr_q <= wr_ptr_q + 1'b1;
             if (do_pop)
                 rd_ptr_q <= rd_ptr_q + 1'b1;
+            o_full <= o_full_next;
             case ({do_push, do_pop})
                 2'b10: begin
                     count_q <= count_q + 1'b1;
-                    o_full  <= count_q == DEPTH[DEPTH_LOG2:0] - 1'b1;
                     o_empty <= 1'b0;
                 end
                 2'b01: begin
                     count_q <= count_q - 1'b1;
-                    o_full  <= 1'b0;
                     o_empty <= count_q == 1;
                 end
                 default: ;
@@ -91,6 +94,7 @@ module tw_evfifo #(
             if ($past(do_push) && !$past(do_pop)) assert(count_q == $past(count_q) + 1);
             if ($past(do_pop) && !$past(do_push)) assert(count_q == $past(count_q) - 1);
             if ($past(do_pop) == $past(do_push))  assert(count_q == $past(count_q));
+            assert(o_full == $past(o_full_next));
         end
     // A push is refused only when the FIFO is full and not popping.
     always @(*)
