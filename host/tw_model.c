@@ -426,7 +426,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
     const bool cmd_v = m->c_set || m->c_clear || m->c_clear_all;
     const bool srch_passed = m->n2_v && m->n2_f && (m->n2_gap >> 47) && sv && !m->srch_start_q;
     const bool j_start = m->j_go_q && !m->j_busy_q && !m->pend_q && !a_busy && !m->w_adv && !m->hold_q;
-    const bool j_abort = m->j_seen || !sv || !m->n2_v || !src_host || m->j_bad;
+    const bool j_abort = m->j_seen || !sv || !m->n2_v || m->j_bad;
     const bool j_last = m->j_wc == 1;
     const uint32_t wdat = m->req_dat_q;
 
@@ -732,9 +732,12 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->j_less = (uint32_t)m->n2_gap < adv_left;
     }
     np->lo_add_q = 1;
-    if (m->j_sel_q && !j_abort) {
+    if (m->j_sel_q) {
+        /* As the RTL: the addend is loaded whether or not the jump is called
+           off (no step follows J_SEL). */
         uint32_t amt = m->j_big || !m->j_less ? adv_left : (uint32_t)m->n2_gap;
-        np->j_amt_q = amt;
+        if (!j_abort)
+            np->j_amt_q = amt;
         np->lo_add_q = amt & HALF_MASK;
     }
 

@@ -781,8 +781,10 @@ module tw_core #(
     wire        j_less   = j_lt[3] || (j_eq[3] && (j_lt[2] || (j_eq[2] && (j_lt[1] || (j_eq[1] && j_lt[0])))));
     wire        j_start  = j_go_q && !j_busy_q && !pend_q && !adv_busy && !w_adv && !hold_q;
     // Off if a command came or the search started again, the answer went,
-    // time has reached it, or there is nothing to jump.
-    wire        j_abort  = j_seen || !srch_valid || !n2_v || ctrl_src_q != SRC_HOST || j_bad;
+    // time has reached it, or there is nothing to jump. The tick source
+    // stays the host throughout (CTRL is not written while the bus is held;
+    // core-ind proves it).
+    wire        j_abort  = j_seen || !srch_valid || !n2_v || j_bad;
     wire        j_last   = j_wc == 3'd1;
     integer jb;
     assign j_run   = !j_busy_q;
@@ -846,12 +848,15 @@ module tw_core #(
                 for (jb = 1; jb < 4; jb = jb + 1)
                     j_eq[jb] <= n2_gap[jb*8 +: 8] == adv_left[jb*8 +: 8];
             end
-            // The amount is loaded in J_SEL even if the jump is called off
-            // (only J_LO and J_HI read it); the counter's addend only if not.
+            // The amount and the counter's addend are loaded in J_SEL even
+            // if the jump is called off: only J_LO and J_HI read the amount,
+            // and a called-off jump takes no step in the clock after (the
+            // host is the source and steps only outside a jump), after which
+            // the addend is one again.
             if (j_sel_q)
                 j_amt_q  <= j_big || !j_less ? adv_left : n2_gap[31:0];
             lo_add_q <= {{(HALF-1){1'b0}}, 1'b1};
-            if (j_sel_q && !j_abort)
+            if (j_sel_q)
                 lo_add_q <= j_big || !j_less ? adv_left[HALF-1:0] : n2_gap[HALF-1:0];
         end
 
@@ -1101,8 +1106,11 @@ module tw_core #(
     wire [31:0] f_adv_raw = {adv_hi_q, adv_lo_q} - {15'd0, adv_borrow_q, 16'd0};
     wire [31:0] f_left = f_adv_raw - {31'd0, adv_pend_q};
     reg  [47:0] f_jbase;               // the counter as the jump adds its low part
-    always @(posedge i_clk)
+    reg         f_sel1_q;              // the clock after J_SEL
+    always @(posedge i_clk) begin
         if (j_lo_q) f_jbase <= f_cnt;
+        f_sel1_q <= !i_rst && j_sel_q;
+    end
     always @(posedge i_clk)
         if (f_past_valid && !$past(i_rst)) begin
             // One tick per decided step, a clock later (C1), outside a
@@ -1144,7 +1152,10 @@ module tw_core #(
         if (j_sel_q && !srch_valid) assert(f_sst <= 6'd10);
         if (j_cmp_q || j_sel_q) assert(!carry_q && !step_c_q && !step_p_q && lo_d_q == lo_q && tick_v == tick_p);
         if (j_go_q && ctrl_src_q != SRC_HOST) assert(acc2_q);
-        assert(lo_add_q == (j_lo_q ? j_amt_q[HALF-1:0] : {{(HALF-1){1'b0}}, 1'b1}));
+        if (j_wait_q || j_cmp_q || j_sel_q) assert(ctrl_src_q == SRC_HOST);
+        if (j_lo_q) assert(lo_add_q == j_amt_q[HALF-1:0]);
+        else if (!f_sel1_q) assert(lo_add_q == {{(HALF-1){1'b0}}, 1'b1});
+        if (step_q) assert(!j_lo_q && lo_add_q == {{(HALF-1){1'b0}}, 1'b1});
         if (j_carry_q || j_hi_q) assert(f_cnt == f_jbase + {24'd0, j_amt_q[HALF-1:0]});
         if (j_hi_q) assert(!carry_q);
         // Helpers: ADVANCE's halves and flag.
