@@ -356,13 +356,23 @@ FPGA_MHZ_hx8k       ?= 120
 # The geometry whose bitstream is the board's: the default chip on both.
 FPGA_GEO_icebreaker ?= 4_8
 FPGA_GEO_hx8k       ?= 4_8
-FPGA_SEED           ?= 1
+# nextpnr seeds: the board's geometry is placed and routed at each, and the
+# fastest becomes the board's bitstream; the sweep uses the first.
+FPGA_SEEDS          ?= 1 2 3 4 5
+# nextpnr's heap placer timing weight (empty: its default, 10); docs/fpga.md
+# gives the measurements behind these.
+FPGA_TW_icebreaker  ?=
+FPGA_TW_hx8k        ?= 30
 FPGA_JOBS           ?= 2
 FPGA_OUT            := fpga/build
 FPGA_RTL            := rtl/tw_spi_top.v rtl/tw_spi.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v rtl/tw_regs.vh
-# One directory per board, clock and seed, so changing either rebuilds.
-fpga_dir             = $(FPGA_OUT)/$1/$(FPGA_MHZ_$1)mhz_s$(FPGA_SEED)/$2
-FPGA_RESULTS        := $(foreach b,$(FPGA_BOARDS),$(foreach g,$(FPGA_SWEEP),$(call fpga_dir,$b,$g)))
+FPGA_SEED           := $(firstword $(FPGA_SEEDS))
+fpga_comma          := ,
+fpga_space          := $(subst ,, )
+# One directory per board, clock, placer weight and seed, so changing any rebuilds.
+fpga_dir             = $(FPGA_OUT)/$1/$(FPGA_MHZ_$1)mhz$(if $(FPGA_TW_$1),_tw$(FPGA_TW_$1))_s$3/$2
+FPGA_RESULTS        := $(foreach b,$(FPGA_BOARDS),$(foreach g,$(FPGA_SWEEP),$(call fpga_dir,$b,$g,$(FPGA_SEED))))
+FPGA_TRIES          := $(foreach b,$(FPGA_BOARDS),$(foreach s,$(FPGA_SEEDS),$(call fpga_dir,$b,$(FPGA_GEO_$b),$s)))
 # The tools make deps must see (their packages are in DEB_PACKAGES already).
 TOOLS               += nextpnr-ice40 icepack icetime icepll clang
 
@@ -372,16 +382,19 @@ fpga: | $(BUILD)/.deps
 	@$(MAKE) --no-print-directory -j$(FPGA_JOBS) fpga-all
 
 # The area analysis (about two minutes, serial) goes first so it overlaps the builds.
-fpga-all: $(FPGA_OUT)/area/area.json $(FPGA_OUT)/ceiling/ceiling.csv $(FPGA_RESULTS:%=%/result.txt) fpga/report.py | $(BUILD)/.deps
+fpga-all: $(FPGA_OUT)/area/area.json $(FPGA_OUT)/ceiling/ceiling.csv $(addsuffix /result.txt,$(sort $(FPGA_RESULTS) $(FPGA_TRIES))) fpga/report.py | $(BUILD)/.deps
 	python3 fpga/report.py --csv fpga/report.csv --md fpga/REPORT.md --area $(FPGA_OUT)/area/area.json \
 	  --ceiling $(FPGA_OUT)/ceiling/ceiling.csv \
-	  --bin-dir $(FPGA_OUT) $(foreach b,$(FPGA_BOARDS),--bin $b=$(call fpga_dir,$b,$(FPGA_GEO_$b))) \
+	  --bin-dir $(FPGA_OUT) \
+	  $(foreach b,$(FPGA_BOARDS),--bin $b=$(subst $(fpga_space),$(fpga_comma),$(foreach s,$(FPGA_SEEDS),$(call fpga_dir,$b,$(FPGA_GEO_$b),$s)))) \
 	  --seed $(FPGA_SEED) --started "$$(cat $(FPGA_OUT)/.started 2>/dev/null)" --command "make fpga" $(FPGA_RESULTS)
 
-# One build: $* is <clock>_s<seed>/<levels>_<slot bits>; a board's own files rebuild only that board.
+# One build: $* is <clock>[_tw<weight>]_s<seed>/<levels>_<slot bits>; a
+# board's own files rebuild only that board.
 define fpga_board_rule
 $(FPGA_OUT)/$1/%/result.txt: $(FPGA_RTL) fpga/common/tw_board_glue.v fpga/build.sh fpga/$1/top.v fpga/$1/$1.pcf | $(BUILD)/.deps
-	@sh fpga/build.sh $1 $$(subst _, ,$$(notdir $$*)) $(FPGA_MHZ_$1) $$(@D) $(FPGA_SEED)
+	@PLACER_TW=$(FPGA_TW_$1) sh fpga/build.sh $1 $$(subst _, ,$$(notdir $$*)) $(FPGA_MHZ_$1) $$(@D) \
+	  $$(lastword $$(subst _s, ,$$(patsubst %/,%,$$(dir $$*))))
 endef
 $(foreach b,$(FPGA_BOARDS),$(eval $(call fpga_board_rule,$b)))
 

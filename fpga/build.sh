@@ -3,6 +3,9 @@
 #
 #   sh fpga/build.sh BOARD LEVELS SLOT_BITS MHZ OUTDIR [SEED]
 #
+# Environment: FIFO_LOG2 (default 4); PLACER_TW, nextpnr's heap placer timing
+# weight (empty: nextpnr's own default, 10).
+#
 # Run from the repository root (the Makefile's `fpga` target does). Writes
 # everything into OUTDIR: pll.vh, yosys.log, stat.txt, synth.json, pnr.log,
 # report.json, tickwheel.asc/.bin, icetime.txt, and last result.txt, the
@@ -16,6 +19,7 @@ set -u
 
 board=$1 levels=$2 slot_bits=$3 mhz=$4 out=$5 seed=${6:-1}
 fifo_log2=${FIFO_LOG2:-4}
+placer_tw=${PLACER_TW:-}
 
 case $board in
     icebreaker) dev=up5k; pkg=sg48; abc9_dev=u ;;
@@ -71,6 +75,7 @@ luts=$(cells '^SB_LUT4$')
 if nextpnr-ice40 --$dev --package $pkg --pcf "$pcf" --json "$out/synth.json" \
         --asc "$out/tickwheel.asc" --freq "$target" --seed "$seed" \
         --timing-allow-fail --report "$out/report.json" \
+        ${placer_tw:+--placer-heap-timingweight "$placer_tw"} \
         -l "$out/pnr.log" -q > /dev/null 2>&1; then
     eval "$(python3 - "$out/report.json" <<'EOF'
 import json, sys
@@ -122,6 +127,8 @@ cpu=$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, "m"); t += a
     echo "levels=$levels"
     echo "slot_bits=$slot_bits"
     echo "fifo_log2=$fifo_log2"
+    echo "seed=$seed"
+    echo "placer_tw=$placer_tw"
     echo "lcs=$lcs"
     echo "luts=$luts"
     echo "ffs=$ffs"

@@ -112,6 +112,7 @@ report() { # command, its exit status, its output
     step wave-layout-matches-trace sh -c "$BUILD/tw-sim $WAVE_ARGS --trace $BUILD/wave.fst &&
         sh tools/check_gtkw.sh sim/tickwheel.gtkw $BUILD/wave.fst $BUILD/fst-signals"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md
+    step fpga-report-picks-fastest-seed sh tests/fpga_report.sh "$BUILD/fpga-report-test"
     step install-and-build-out-of-tree env BUILD=build/install-check sh tests/install_check.sh
     step example-quickstart sh -c "$BUILD/examples/quickstart | grep -qx 'retransmit fired at tick 200'"
     # Each checks itself and exits non-zero on a wrong result.
