@@ -55,8 +55,10 @@ geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst 
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
 TOOLS        := verilator iverilog vvp yosys yosys-smtbmc z3 pkg-config gnuplot
-DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm z3 zlib1g-dev python3 pkgconf gnuplot-nox \
-                clang libclang-rt-dev
+DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm fpga-icestorm-chipdb z3 zlib1g-dev python3 \
+                pkgconf gnuplot-nox clang libclang-rt-dev
+# icetime's device database: fpga-icestorm only recommends it.
+ICESTORM_CHIPDB := /usr/share/fpga-icestorm/chipdb/chipdb-8k.txt
 
 LIB_SRC      := host/tickwheel.c host/tw_model.c host/tw_spi.c host/tw_spidev.c host/tw_lockstep.c \
                 host/tw_search_model.c
@@ -73,6 +75,7 @@ deps:
 	@missing=""; \
 	for t in $(TOOLS); do command -v $$t >/dev/null 2>&1 || missing=1; done; \
 	[ -f /usr/include/zlib.h ] || missing=1; \
+	[ -f $(ICESTORM_CHIPDB) ] || missing=1; \
 	if [ -n "$$missing" ]; then \
 	  echo "deps: installing $(DEB_PACKAGES)"; \
 	  SUDO=""; [ "$$(id -u)" = 0 ] || SUDO=sudo; \

@@ -14,7 +14,7 @@
 #
 # A build that does not fit or misses timing is a result, not an error: the
 # script exits 0 and says so in result.txt. It exits non-zero only when a
-# tool is missing or the synthesis itself fails (broken RTL).
+# tool is missing or broken, or the synthesis itself fails (broken RTL).
 set -u
 
 board=$1 levels=$2 slot_bits=$3 mhz=$4 out=$5 seed=${6:-1}
@@ -99,6 +99,12 @@ EOF
     if icepack "$out/tickwheel.asc" "$out/tickwheel.bin" > "$out/icepack.txt" 2>&1; then
         icetime -d $dev -P $pkg -p "$pcf" -t "$out/tickwheel.asc" > "$out/icetime.txt" 2>&1
         icetime_mhz=$(sed -n 's/^Total path delay: .*(\([0-9.]*\) MHz).*/\1/p' "$out/icetime.txt")
+        # No estimate is a broken install (icetime's chipdb), not a result.
+        if [ -z "$icetime_mhz" ]; then
+            echo "fpga/build.sh: icetime gave no estimate, see $out/icetime.txt:" >&2
+            tail -1 "$out/icetime.txt" >&2
+            exit 1
+        fi
     else
         status=fail; note="icepack failed"
     fi
