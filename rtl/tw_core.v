@@ -705,11 +705,13 @@ module tw_core #(
     reg [16:0] n1_gl, n1_gm0, n1_gm1;
     reg [15:0] n1_gh0, n1_gh1;
     reg        n1_gh0z, n1_gh1z;       // n1_gh0 == 0, n1_gh1 == 0, formed beside them
+    reg        n1_glz, n1_gm0z, n1_gm1z; // n1_gl, n1_gm0, n1_gm1 low 16 bits == 0, likewise
     reg [24:0] n1_el;
     reg [23:0] n1_eh;
     reg        n1_v, n1_f;
     reg [47:0] n2_gap, n2_end;
     reg        n2_v, n2_f, n2_within;
+    reg        n2_gap_z;               // n2_gap == 0, from the parts' flags
     reg [47:0] next_q;
     reg        searching_q;
     wire       n2_ok   = n2_v && srch_valid && (!n2_f || !n2_gap[47]);
@@ -739,11 +741,15 @@ module tw_core #(
         n1_gh1 <= srch_next[47:32] - tick_v[47:32];
         n1_gh0z <= sum_is_zero(srch_next[47:32], ~tick_v[47:32]);
         n1_gh1z <= srch_next[47:32] == tick_v[47:32];
+        n1_glz  <= sum_is_zero(srch_next[15:0], ~tick_v[15:0]);
+        n1_gm0z <= sum_is_zero(srch_next[31:16], ~tick_v[31:16]);
+        n1_gm1z <= srch_next[31:16] == tick_v[31:16];
         n1_el  <= {1'b0, tick_v[23:0]} + {1'b0, horizon_q[23:0]};
         n1_eh  <= tick_v[47:24] + {16'd0, horizon_q[31:24]};
         n1_v   <= !i_rst && srch_valid && !srch_start_q;
         n1_f   <= srch_found;
         n2_gap <= {n1_hi, n1_mid, n1_gl[15:0]};
+        n2_gap_z <= n1_glz && (n1_gl[16] ? n1_gm1z : n1_gm0z) && (n1_cm ? n1_gh1z : n1_gh0z);
         // Both candidates compared, then picked: no multiplexer before a chain.
         n2_within <= n1_f && (n1_cm ? n1_gh1z : n1_gh0z)
                      && (n1_gl[16] ? (n1_gm1[15:0] < horizon_q[31:16]
@@ -759,6 +765,21 @@ module tw_core #(
         next_q      <= !n2_ok ? 48'd0 : n2_within ? srch_next : n2_end;
     end
     assign srch_passed = n2_v && n2_f && n2_gap[47] && srch_valid && !srch_start_q;
+`ifdef FORMAL
+    // The zero flags agree with the sums they test: N1's from the second
+    // clock, N2's from the third.
+    reg [1:0] f_n_clocks;
+    initial f_n_clocks = 2'd0;
+    always @(posedge i_clk) if (f_n_clocks != 2'd2) f_n_clocks <= f_n_clocks + 2'd1;
+    always @(*) begin
+        if (f_n_clocks != 2'd0)
+            assert(n1_glz == (n1_gl[15:0] == 16'd0) && n1_gm0z == (n1_gm0[15:0] == 16'd0)
+                   && n1_gm1z == (n1_gm1[15:0] == 16'd0) && n1_gh0z == (n1_gh0 == 16'd0)
+                   && n1_gh1z == (n1_gh1 == 16'd0));
+        if (f_n_clocks == 2'd2)
+            assert(n2_gap_z == (n2_gap == 48'd0));
+    end
+`endif
 
     // The virtual-time jump. Where the answer is far ahead (or there is
     // none) and ADVANCE has far to go, virtual time stops stepping and the
@@ -841,7 +862,9 @@ module tw_core #(
             if (j_cmp_q) begin         // the gap against what ADVANCE has left
                 // Nothing to jump: time has reached the answer, it is the
                 // next tick, or nothing is left.
-                j_bad <= (n2_f && (n2_gap[47] || n2_gap == 48'd0)) || adv_left == 32'd0;
+                // (From flops: the gap's zero flag, and ADVANCE's, which
+                // is current here: no step is decided in a jump.)
+                j_bad <= (n2_f && (n2_gap[47] || n2_gap_z)) || !adv_nz_q;
                 j_big <= !n2_f || |n2_gap[47:32];
                 for (jb = 0; jb < 4; jb = jb + 1)
                     j_lt[jb] <= n2_gap[jb*8 +: 8] < adv_left[jb*8 +: 8];
@@ -859,6 +882,15 @@ module tw_core #(
             if (j_sel_q)
                 lo_add_q <= j_big || !j_less ? adv_left[HALF-1:0] : n2_gap[HALF-1:0];
         end
+
+`ifdef FORMAL
+`ifndef TW_CORE_F_LOCAL
+    // J_CMP reads ADVANCE's flag for "nothing left" (an invariant of the
+    // jump: not in the local set).
+    always @(*) if (!i_rst && j_cmp_q)
+        assert(adv_nz_q == (adv_left != 32'd0));
+`endif
+`endif
 
     // ================================================ interrupt, coalescing
     // The line rises when THRESH entries wait, or when the FIFO has been
