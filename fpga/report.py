@@ -296,7 +296,8 @@ def main():
     for board, ts in tries.items():
         routed = [t for t in ts if t.get("fmax_mhz")]
         if routed:
-            chosen[board] = max(routed, key=lambda t: float(t["fmax_mhz"]))
+            # nextpnr's figure decides; icetime's estimate breaks a tie.
+            chosen[board] = max(routed, key=lambda t: (float(t["fmax_mhz"]), float(t.get("icetime_mhz") or 0)))
         elif ts:
             chosen[board] = ts[0]
         c = chosen.get(board)
