@@ -24,13 +24,13 @@ module tb_tw_evfifo;
     wire                 push_ok;
     wire [WIDTH-1:0]     head;
     wire [DEPTH_LOG2:0]  count;
-    wire                 full, empty;
+    wire                 full, full_next, empty;
 
     tw_evfifo #(.WIDTH(WIDTH), .DEPTH_LOG2(DEPTH_LOG2)) dut (
         .i_clk(clk), .i_rst(rst),
         .i_push(push), .i_data(din), .o_push_ok(push_ok),
         .i_pop(pop), .o_head(head),
-        .o_count(count), .o_full(full), .o_empty(empty)
+        .o_count(count), .o_full(full), .o_full_next(full_next), .o_empty(empty)
     );
 
     always #5 clk = ~clk;
@@ -57,7 +57,7 @@ module tb_tw_evfifo;
     // Compare the DUT's combinational outputs with the model; called just
     // before each rising edge, with the inputs for that edge applied.
     task check_outputs;
-        reg exp_ok;
+        reg exp_ok, exp_full_next;
         begin
             exp_ok = (q_n < DEPTH) || (pop && q_n > 0);
             if (count !== q_n[DEPTH_LOG2:0]) err("o_count", count, q_n);
@@ -65,6 +65,9 @@ module tb_tw_evfifo;
             if (empty !== (q_n == 0))        err("o_empty", empty, q_n == 0);
             if (push_ok !== exp_ok)          err("o_push_ok", push_ok, exp_ok);
             if (q_n > 0 && head !== q[q_rd]) err("o_head", head, q[q_rd]);
+            // what o_full will be after this edge's push and pop
+            exp_full_next = q_n + ((push && exp_ok) ? 1 : 0) - ((pop && q_n > 0) ? 1 : 0) == DEPTH;
+            if (full_next !== exp_full_next) err("o_full_next", full_next, exp_full_next);
         end
     endtask
 
