@@ -19,6 +19,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import time
@@ -424,8 +425,7 @@ def main():
     for board, ts in tries.items():
         f = sorted(float(t["fmax_mhz"]) for t in ts if t.get("fmax_mhz"))
         if f:
-            med = f[len(f) // 2] if len(f) % 2 else (f[len(f) // 2 - 1] + f[len(f) // 2]) / 2
-            md.append(f"- {board}: {len(f)} seeds, {f[0]:.2f}–{f[-1]:.2f} MHz, median {med:.2f}; "
+            md.append(f"- {board}: {len(f)} seeds, {f[0]:.2f}–{f[-1]:.2f} MHz, median {statistics.median(f):.2f}; "
                       f"target {ts[0]['target_mhz']} MHz, met at {sum(x >= float(ts[0]['target_mhz']) for x in f)} "
                       f"of them.")
     md.append("")

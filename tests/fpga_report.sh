@@ -1,9 +1,8 @@
 #!/bin/sh
 # fpga/report.py on made-up builds: the board's geometry built at four
 # seeds, the fastest of them (a tie broken by icetime's estimate) becomes
-# the board's bitstream and its row; a
-# board none of whose builds routed is left without a bitstream, and the
-# report says so and exits non-zero.
+# the board's bitstream and its row; a board none of whose builds routed is
+# left without a bitstream, and the report says so and exits non-zero.
 #   sh tests/fpga_report.sh [SCRATCH_DIR]
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
