@@ -50,26 +50,31 @@ report() { # command, its exit status, its output
     }
     # The RTL testbenches and the formal proofs do not depend on how the C
     # code is built (RTL=0 and FORMAL=0 skip them: make test SAN=1).
-    [ "${FORMAL:-1}" = 0 ] || queue formal sh tests/formal/run.sh "$BUILD/formal"
-    # The SPI co-simulation, one process per link (clean, noisy).
-    queue spi-noisy "$BUILD/tests/test-spi" --link noisy --seed "$SEED"
-    queue spi-clean "$BUILD/tests/test-spi" --link clean --seed "$SEED"
     [ "${RTL:-1}" = 0 ] || queue rtl sh tests/rtl/run.sh "$BUILD/rtl"
+    [ "${FORMAL:-1}" = 0 ] || queue formal sh tests/formal/run.sh "$BUILD/formal"
+    # The SPI co-simulation, one process per link (clean, noisy); SPI_OPS:
+    # its random operations (unset: the binary's default).
+    queue spi-noisy "$BUILD/tests/test-spi" --link noisy --seed "$SEED" ${SPI_OPS:+--ops "$SPI_OPS"}
+    queue spi-clean "$BUILD/tests/test-spi" --link clean --seed "$SEED" ${SPI_OPS:+--ops "$SPI_OPS"}
+    # OPS: random operations for the first (default) geometry, SWEEP_OPS for
+    # the others, which take the same paths at other sizes (unset: each
+    # binary's default). make test SAN=1 sets both lower: the sanitised model
+    # and Verilated chip are several times slower.
+    ops=$OPS
     for g in $GEOMETRIES; do
-        # OPS: fewer random operations (make test SAN=1 sets it: the sanitised
-        # model and Verilated chip are several times slower, and the plain
-        # pass runs the full count).
-        queue "geo-$g" "$BUILD/tests/test-$g" --seed "$SEED" ${OPS:+--ops "$OPS"}
+        queue "geo-$g" "$BUILD/tests/test-$g" --seed "$SEED" ${ops:+--ops "$ops"}
+        ops=$SWEEP_OPS
     done
     # The fuzz targets are always built with ASan and UBSan, so one pass
     # runs them (FUZZ=0 skips them: make test SAN=1).
     for t in api device; do
         if [ "${FUZZ:-1}" != 0 ] && [ -x "$BUILD/fuzz/fuzz-$t" ]; then
-            queue "fuzz-$t" sh tests/fuzz/run.sh "$BUILD/fuzz/fuzz-$t" "tests/fuzz/corpus/$t" "$t" 20 "$SEED"
+            queue "fuzz-$t" sh tests/fuzz/run.sh "$BUILD/fuzz/fuzz-$t" "tests/fuzz/corpus/$t" "$t" 10 "$SEED"
         fi
     done
     queue spidev "$BUILD/tests/test-spidev" --seed "$SEED"
-    queue engines "$BUILD/tests/test-engines" --seed "$SEED"
+    # ENGINE_OPS: the differential test's operations (unset: its default).
+    queue engines "$BUILD/tests/test-engines" --seed "$SEED" ${ENGINE_OPS:+--ops "$ENGINE_OPS"}
     # The search's word scan against its C twin, clock for clock (well under
     # a second for all).
     for g in $SEARCH_GEOMETRIES; do

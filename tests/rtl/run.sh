@@ -1,7 +1,9 @@
 #!/bin/sh
 # Icarus Verilog testbenches for the RTL.
 #   tests/rtl/run.sh [BUILD_DIR]      (default: build/rtl in the repository; run from anywhere)
-# Environment: SEED=N (default: each testbench's fixed default), IVERILOG, VVP.
+# Environment: SEED=N (default: each testbench's fixed default), IVERILOG, VVP,
+# RTL_DEEP=1 for the longer runs (the bitmaps 200,000 cycles instead of
+# 50,000; the bridge 400 random frames and 60 aborts instead of 150 and 32).
 # Prints "ok NAME" or "FAIL NAME" per run and exits non-zero if any failed;
 # each run's full output is in BUILD_DIR/NAME.log.
 # TW_BITMAP_COLLISION_FLIP: the bitmaps' block RAM reads the bits being
@@ -16,6 +18,15 @@ IVERILOG=${IVERILOG:-iverilog}
 VVP=${VVP:-vvp}
 seedarg=${SEED:++seed=$SEED}
 failed=0
+
+# deep_args TOP: its vvp arguments for RTL_DEEP=1.
+deep_args() {
+    [ "${RTL_DEEP:-0}" = 1 ] || return 0
+    case $1 in
+        tb_tw_bitmap) echo "+cycles=200000" ;;
+        tb_tw_spi) echo "+frames=400 +aborts=60" ;;
+    esac
+}
 
 # run NAME TB "RTL FILES" [iverilog options...]
 # TB is a testbench in tests/rtl (its name) or elsewhere (its path without .v);
@@ -33,7 +44,7 @@ run() {
         return
     fi
     # shellcheck disable=SC2086
-    (cd "$root" && "$VVP" -n "$out/$name.vvp" $seedarg) >>"$log" 2>&1
+    (cd "$root" && "$VVP" -n "$out/$name.vvp" $seedarg $(deep_args "$top")) >>"$log" 2>&1
     if grep -q "^PASS $top\$" "$log" && ! grep -q "^FAIL " "$log"; then
         echo "ok $name"
     else

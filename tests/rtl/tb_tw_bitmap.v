@@ -7,7 +7,7 @@
 // stands after that cycle's write.
 //   iverilog -g2005 -o tb tests/rtl/tb_tw_bitmap.v rtl/tw_bitmap.v [-Ptb_tw_bitmap.SLOT_BITS=N]
 //            [-Ptb_tw_bitmap.WRITE_AHEAD=1]
-//   vvp tb [+seed=N] [+cycles=N]
+//   vvp tb [+seed=N] [+cycles=N]   (default 50000 cycles)
 module tb_tw_bitmap;
     parameter integer SLOT_BITS = 8;
     parameter integer WRITE_AHEAD = 0;
@@ -40,7 +40,7 @@ module tb_tw_bitmap;
 
     initial begin
         seed = 1;
-        cycles = 200000;
+        cycles = 50000;
         if ($value$plusargs("seed=%d", seed)) ;
         if ($value$plusargs("cycles=%d", cycles)) ;
         $display("# tb_tw_bitmap SLOT_BITS=%0d WRITE_AHEAD=%0d seed=%0d (replay: +seed=%0d)",

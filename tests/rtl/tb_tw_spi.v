@@ -4,10 +4,12 @@
 //
 //   iverilog -g2005 -Irtl -o tb tests/rtl/tb_tw_spi.v rtl/tw_spi_top.v rtl/tw_spi.v \
 //            rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v
-//   vvp tb [+seed=N] [+frames=N] [+trace]
+//   vvp tb [+seed=N] [+frames=N] [+aborts=N] [+trace]
 //
 //   +seed=N    seed of every random choice (printed at start; default 1)
-//   +frames=N  frames in the random section (default 400)
+//   +frames=N  frames in the random section (default 150)
+//   +aborts=N  aborted frames in the abort section, each followed by its
+//              retry (default 32: the 8 around the CRC byte, then random)
 //   +trace     log every frame
 //
 // One SPI master drives two slaves on a shared SCK/MOSI, each with its own
@@ -45,9 +47,10 @@
 // Sections: CRC check value; identification; ARM read-back; events popped
 // through EVT_INFO/EVT_TICK with repeats, a corrupted pop and pops aborted
 // before and after the request's CRC byte; SPI_ERRORS (count, flag, write-1-
-// to-clear, never on the bus); aborts at every bit; the exact f_sys/8 limit
-// at random phases; random traffic on both targets (new requests,
-// repeats, corruption of 1 or 3 bits of bytes 0-5, aborts, retries); slow
+// to-clear, never on the bus); aborts at the CRC byte's bits and at random
+// ones; the exact f_sys/8 limit at random phases; random traffic on both
+// targets (new requests, repeats, corruption of 1 or 3 bits of bytes 0-5,
+// aborts, retries); slow
 // acks (latencies around the deadline at f_sys/8: 0x01 up to ACK_MAX, 0x00
 // beyond, counted in SPI_ERRORS.LATE, the retry answered 0x03 without a
 // second access; a request that finds the bus busy not executed); reset
@@ -763,14 +766,16 @@ module tb_tw_spi;
         end
     endtask
 
-    // CS_N up at every bit position (both ways), then the frame again.
+    // CS_N up early (the 8 bits around the request's CRC byte, then random
+    // bits; with SCK low or high), then the frame again.
+    integer naborts = 32;
     task t_abort;
         integer k, tg, nb;
         reg [5:0] adr;
         begin
             section = "abort";
             rd_auto = 1'b1;
-            for (k = 0; k < 60; k = k + 1) begin
+            for (k = 0; k < naborts; k = k + 1) begin
                 tg = urand(2);
                 nb = k < 8 ? 44 + k : urand(104);
                 adr = tg == 0 ? TW_REG_ARM_LO : urand(63);
@@ -798,7 +803,7 @@ module tb_tw_spi;
     endtask
 
     // Random traffic on both targets.
-    integer nrand = 400;
+    integer nrand = 150;
     task t_random;
         integer n, tg, r, nb;
         reg pend [0:1];
@@ -985,8 +990,9 @@ module tb_tw_spi;
     initial begin
         if (!$value$plusargs("seed=%d", seed)) seed = 1;
         if ($value$plusargs("frames=%d", nrand)) ;
+        if ($value$plusargs("aborts=%d", naborts)) ;
         if ($test$plusargs("trace")) trace = 1'b1;
-        $display("tb_tw_spi: seed=%0d frames=%0d", seed, nrand);
+        $display("tb_tw_spi: seed=%0d frames=%0d aborts=%0d", seed, nrand, naborts);
         seed_sl = seed ^ 32'h5A5A_1234;
         sl_hist[0] = 0; sl_hist[1] = 0; sl_hist[2] = 0;
         for (k = 0; k < 64; k = k + 1) begin
