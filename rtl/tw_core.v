@@ -710,7 +710,13 @@ module tw_core #(
     reg [23:0] n1_eh;
     reg        n1_v, n1_f;
     reg [47:0] n2_gap, n2_end;
-    reg        n2_v, n2_f, n2_within;
+    reg        n2_v, n2_f;
+    // gap < SEARCH in three flags, each from one 16-bit comparison, combined
+    // in N3 (one 32-bit chain from SEARCH's low bit was the UP5K's longest
+    // path): the gap's high part is zero (and the search found a slot), its
+    // middle part below SEARCH's high half, or equal to it.
+    reg        n2_hz_f, n2_mid_lt, n2_mid_eq, n2_lo_lt;
+    wire       n2_within = n2_hz_f && (n2_mid_lt || (n2_mid_eq && n2_lo_lt));
     reg        n2_gap_z;               // n2_gap == 0, from the parts' flags
     reg [47:0] next_q;
     reg        searching_q;
@@ -719,7 +725,6 @@ module tw_core #(
     wire       n1_cm   = n1_gl[16] ? n1_gm1[16] : n1_gm0[16];
     wire [15:0] n1_mid = n1_gl[16] ? n1_gm1[15:0] : n1_gm0[15:0];
     wire [15:0] n1_hi  = n1_cm ? n1_gh1 : n1_gh0;
-    wire        n1_lo_lt = n1_gl[15:0] < horizon_q[15:0];
     // a + b == 0 (mod 2^16) without a carry chain: if it holds, the carry
     // into each bit is known (a ^ b there), so each bit pair is checked
     // against the carry its neighbour below must give: a & b out of bit 0
@@ -751,11 +756,10 @@ module tw_core #(
         n2_gap <= {n1_hi, n1_mid, n1_gl[15:0]};
         n2_gap_z <= n1_glz && (n1_gl[16] ? n1_gm1z : n1_gm0z) && (n1_cm ? n1_gh1z : n1_gh0z);
         // Both candidates compared, then picked: no multiplexer before a chain.
-        n2_within <= n1_f && (n1_cm ? n1_gh1z : n1_gh0z)
-                     && (n1_gl[16] ? (n1_gm1[15:0] < horizon_q[31:16]
-                                      || (n1_gm1[15:0] == horizon_q[31:16] && n1_lo_lt))
-                                   : (n1_gm0[15:0] < horizon_q[31:16]
-                                      || (n1_gm0[15:0] == horizon_q[31:16] && n1_lo_lt)));
+        n2_hz_f   <= n1_f && (n1_cm ? n1_gh1z : n1_gh0z);
+        n2_mid_lt <= n1_gl[16] ? n1_gm1[15:0] < horizon_q[31:16] : n1_gm0[15:0] < horizon_q[31:16];
+        n2_mid_eq <= n1_gl[16] ? n1_gm1[15:0] == horizon_q[31:16] : n1_gm0[15:0] == horizon_q[31:16];
+        n2_lo_lt  <= n1_gl[15:0] < horizon_q[15:0];
         n2_end <= {n1_eh + {23'd0, n1_el[24]}, n1_el[23:0]};
         n2_v   <= !i_rst && n1_v && srch_valid;
         n2_f   <= n1_f;
