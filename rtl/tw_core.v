@@ -713,8 +713,9 @@ module tw_core #(
     reg        n2_v, n2_f;
     // gap < SEARCH in three flags, each from one 16-bit comparison, combined
     // in N3 (one 32-bit chain from SEARCH's low bit was the UP5K's longest
-    // path): the gap's high part is zero (and the search found a slot), its
-    // middle part below SEARCH's high half, or equal to it.
+    // path): the gap's high part is zero (and the search found a slot), and
+    // its middle part is below SEARCH's high half, or equal to it with the
+    // low part below SEARCH's low half.
     reg        n2_hz_f, n2_mid_lt, n2_mid_eq, n2_lo_lt;
     wire       n2_within = n2_hz_f && (n2_mid_lt || (n2_mid_eq && n2_lo_lt));
     reg        n2_gap_z;               // n2_gap == 0, from the parts' flags

@@ -58,8 +58,8 @@ report() { # command, its exit status, its output
     queue spi-clean "$BUILD/tests/test-spi" --link clean --seed "$SEED" ${SPI_OPS:+--ops "$SPI_OPS"}
     # OPS: random operations for the first (default) geometry, SWEEP_OPS for
     # the others, which take the same paths at other sizes (unset: each
-    # binary's default). make test SAN=1 sets both lower: the sanitised model
-    # and Verilated chip are several times slower.
+    # binary's default). make test SAN=1 sets both lower: the sanitised C
+    # model and driver are several times slower.
     ops=$OPS
     for g in $GEOMETRIES; do
         queue "geo-$g" "$BUILD/tests/test-$g" --seed "$SEED" ${ops:+--ops "$ops"}

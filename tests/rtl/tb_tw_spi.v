@@ -9,7 +9,8 @@
 //   +seed=N    seed of every random choice (printed at start; default 1)
 //   +frames=N  frames in the random section (default 150)
 //   +aborts=N  aborted frames in the abort section, each followed by its
-//              retry (default 32: the 8 around the CRC byte, then random)
+//              retry (default 32: bits 44-51, around the end of the
+//              request's CRC byte, then random)
 //   +trace     log every frame
 //
 // One SPI master drives two slaves on a shared SCK/MOSI, each with its own
@@ -47,11 +48,11 @@
 // Sections: CRC check value; identification; ARM read-back; events popped
 // through EVT_INFO/EVT_TICK with repeats, a corrupted pop and pops aborted
 // before and after the request's CRC byte; SPI_ERRORS (count, flag, write-1-
-// to-clear, never on the bus); aborts at the CRC byte's bits and at random
-// ones; the exact f_sys/8 limit at random phases; random traffic on both
-// targets (new requests, repeats, corruption of 1 or 3 bits of bytes 0-5,
-// aborts, retries); slow
-// acks (latencies around the deadline at f_sys/8: 0x01 up to ACK_MAX, 0x00
+// to-clear, never on the bus); aborts around the end of the request's CRC
+// byte and at random bits; the exact f_sys/8 limit at random phases;
+// random traffic on both targets (new requests, repeats, corruption of 1 or
+// 3 bits of bytes 0-5, aborts, retries); slow acks (latencies around the
+// deadline at f_sys/8: 0x01 up to ACK_MAX, 0x00
 // beyond, counted in SPI_ERRORS.LATE, the retry answered 0x03 without a
 // second access; a request that finds the bus busy not executed); reset
 // forgets the saved request.
@@ -766,8 +767,8 @@ module tb_tw_spi;
         end
     endtask
 
-    // CS_N up early (the 8 bits around the request's CRC byte, then random
-    // bits; with SCK low or high), then the frame again.
+    // CS_N up early (bits 44-51, around the end of the request's CRC byte,
+    // then random bits; with SCK low or high), then the frame again.
     integer naborts = 32;
     task t_abort;
         integer k, tg, nb;
