@@ -22,7 +22,7 @@ BUILD    ?= build
 SAN      ?= 0
 TRACE    ?= 0
 # Verilator's generated models are built without the sanitizers, so the plain
-# and SAN=1 builds share them (see VL_SANFLAGS).
+# and SAN=1 builds share them (see SANFLAGS).
 MODEL_BUILD := $(BUILD)
 ifeq ($(SAN),1)
 BUILD    := $(BUILD)/san
@@ -33,7 +33,6 @@ SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-r
 # runtime gets AddressSanitizer only (its FST writer shifts negative values).
 # The C driver, the glue around the models (sim/*.cpp) and the tests keep
 # every check.
-VL_SANFLAGS := $(SANFLAGS)
 VLRT_SANFLAGS := -fsanitize=address -fno-omit-frame-pointer
 endif
 
@@ -47,7 +46,7 @@ LDLIBS   := -lz -pthread $(SANFLAGS)
 VERILATOR    ?= verilator
 VL_ROOT      := /usr/share/verilator
 VL_CXXFLAGS  := $(CXXFLAGS) -std=c++17 -faligned-new -I$(VL_ROOT)/include -I$(VL_ROOT)/include/vltstd \
-                -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -Wno-unused-parameter $(VL_SANFLAGS)
+                -DVM_TRACE=1 -DVM_TRACE_FST=1 -DVM_TRACE_VCD=0 -Wno-unused-parameter $(SANFLAGS)
 RTL          := rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v
 REGS_OUT     := rtl/tw_regs.vh host/tw_regs.h docs/registers.md
 
@@ -110,7 +109,7 @@ $(BUILD)/libtickwheel.a: $(LIB_OBJ)
 VL_RUNTIME := verilated verilated_fst_c verilated_threads
 $(BUILD)/vlrt/%.o: $(VL_ROOT)/include/%.cpp | $(BUILD)/.deps
 	@mkdir -p $(@D)
-	$(CXX) $(filter-out $(VL_SANFLAGS),$(VL_CXXFLAGS)) $(VLRT_SANFLAGS) -w -c $< -o $@
+	$(CXX) $(filter-out $(SANFLAGS),$(VL_CXXFLAGS)) $(VLRT_SANFLAGS) -w -c $< -o $@
 
 # One Verilated model per geometry, each with the same class name, so every
 # test binary links exactly one.
