@@ -115,6 +115,7 @@ typedef struct tw_flops {
     uint8_t adv_st_q;
     uint16_t adv_add_hi_q;
     bool adv_c_q;
+    bool adv_sat_q; /* A_HI's sum passed 2^32 - 1: A_FLAG saturates */
     uint32_t j_amt_q;
     /* counter: C1, C2, P */
     uint32_t lo_q, hi_q, lo_d_q, lo_add_q;
@@ -508,7 +509,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
     np->ptick_q = presc_hit && m->ctrl_src_q == SRC_INT;
     np->reload_q = presc_hit || m->ctrl_src_q != SRC_INT;
     {
-        const bool ge1 = m->adv_lo_q || m->adv_hi_q;
+        const bool ge1 = m->adv_lo_q || m->adv_hi_q || m->adv_sat_q;
         const bool ge2 = (m->adv_lo_q >> 1) || m->adv_hi_q;
         const bool ge3 = (m->adv_lo_q >> 2) || (m->adv_lo_q & 3u) == 3u || m->adv_hi_q;
         const bool left_ge1 = m->adv_pend_q ? ge2 : ge1;
@@ -516,6 +517,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->adv_pend_q = step_host;
         np->adv_nz_q = step_host ? left_ge2 : left_ge1;
     }
+    np->adv_sat_q = false;
     switch (m->adv_st_q) {
     case A_LO: {
         uint32_t s = (uint32_t)m->adv_lo_q + (wdat & 0xFFFFu);
@@ -526,15 +528,16 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
     }
     case A_HI: {
         uint32_t s = (uint32_t)m->adv_hi_q + m->adv_add_hi_q + m->adv_c_q;
-        if (s >> 16) {
-            np->adv_hi_q = 0xFFFF;
-            np->adv_lo_q = 0xFFFF;
-        } else {
-            np->adv_hi_q = (uint16_t)s;
-        }
+        np->adv_hi_q = (uint16_t)s;
+        np->adv_sat_q = (s >> 16) & 1u;
         np->adv_st_q = A_FLAG;
         break;
     }
+    case A_FLAG:
+        if (m->adv_sat_q)
+            np->adv_hi_q = np->adv_lo_q = 0xFFFF;
+        np->adv_st_q = A_IDLE;
+        break;
     default: {
         uint32_t sub_lo = m->j_lo_q ? (m->j_amt_q & 0xFFFFu) : m->adv_pend_q;
         np->adv_borrow_q = m->adv_lo_q < sub_lo;
@@ -699,7 +702,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
     np->j_far_q = m->n2_v && !(m->n2_gap >> 47)
                 && (m->ctrl_vhold_q ? ((m->n2_gap >> 1) & 0x3FFFFFFFFFFFull) != 0
                                     : ((m->n2_gap >> 5) & 0x3FFFFFFFFFFull) != 0);
-    np->j_adv_far_q = m->ctrl_vhold_q ? (adv_left >> 1) != 0 : (adv_left >> 5) != 0;
+    np->j_adv_far_q = (m->ctrl_vhold_q ? (adv_left >> 1) != 0 : (adv_left >> 5) != 0) || m->adv_sat_q;
     np->j_go_q = src_host && m->adv_nz_q && m->n2_v && sv && (m->j_far_q || !m->n2_f) && m->j_adv_far_q
                && !m->j_busy_q && m->j_cool == 0 && !m->hold_q && !a_busy && !m->w_adv;
     np->j_wait_q = j_start || (m->j_wait_q && !j_last);
@@ -790,7 +793,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->adv_borrow_q = np->adv_nz_q = np->adv_pend_q = false;
         np->adv_st_q = A_IDLE;
         np->adv_add_hi_q = 0;
-        np->adv_c_q = false;
+        np->adv_c_q = np->adv_sat_q = false;
         np->lo_q = np->hi_q = np->lo_d_q = 0;
         np->carry_q = np->step_c_q = np->step_p_q = false;
         np->zero_p = (uint8_t)((1u << mdl->levels) - 1u);

@@ -274,6 +274,7 @@ module tw_core #(
     reg [2:0]  adv_st_q;
     reg [15:0] adv_add_hi_q;           // the written value's high half, for A_HI
     reg        adv_c_q;
+    reg        adv_sat_q;              // A_HI's sum passed 2^32 - 1: A_FLAG saturates
     reg        adv_busy;               // adv_st_q != A_IDLE, registered beside it
     wire       j_run;                  // no virtual-time jump under way
     wire       j_lo_go, j_hi_go;       // a jump adds its low, then high, part
@@ -287,8 +288,9 @@ module tw_core #(
     wire       step_d    = step_host || (ctrl_src_q == SRC_INT && ptick_q)
                         || (ctrl_src_q == SRC_EXT && ext_q[1] && !ext_q[2]);
     // {adv_hi_q, adv_lo_q} >= 1, 2, 3 (a pending high borrow leaves the low
-    // half at 0xffff, so the high half's lag never matters here).
-    wire       adv_ge1   = |adv_lo_q || |adv_hi_q;
+    // half at 0xffff, so the high half's lag never matters here). In A_FLAG
+    // a saturating sum is still to be applied: all ones, not zero.
+    wire       adv_ge1   = |adv_lo_q || |adv_hi_q || adv_sat_q;
     wire       adv_ge2   = |adv_lo_q[15:1] || |adv_hi_q;
     wire       adv_ge3   = |adv_lo_q[15:2] || &adv_lo_q[1:0] || |adv_hi_q;
     wire       left_ge1  = adv_pend_q ? adv_ge2 : adv_ge1;
@@ -302,7 +304,7 @@ module tw_core #(
             step_q <= 1'b0; pc_lo_q <= 0; pc_hi_q <= 0; pc_borrow_q <= 1'b0; reload_q <= 1'b1; ptick_q <= 1'b0;
             ext_q <= 0;
             adv_lo_q <= 0; adv_hi_q <= 0; adv_borrow_q <= 1'b0; adv_nz_q <= 1'b0; adv_pend_q <= 1'b0;
-            adv_st_q <= A_IDLE; adv_add_hi_q <= 0; adv_c_q <= 1'b0; adv_busy <= 1'b0;
+            adv_st_q <= A_IDLE; adv_add_hi_q <= 0; adv_c_q <= 1'b0; adv_sat_q <= 1'b0; adv_busy <= 1'b0;
         end else begin
             step_q <= step_d;
             ext_q  <= {ext_q[1:0], i_ext_tick};
@@ -322,18 +324,26 @@ module tw_core #(
             adv_pend_q <= step_host;
             adv_nz_q   <= step_host ? left_ge2 : left_ge1;
             adv_busy   <= w_adv || (adv_st_q != A_IDLE && adv_st_q != A_FLAG);
+            adv_sat_q  <= 1'b0;
             case (adv_st_q)
                 A_LO: begin
                     {adv_c_q, adv_lo_q} <= adv_sum_lo;
                     adv_st_q <= A_HI;
                 end
                 A_HI: begin
-                    // Saturating: a sum past 2^32 - 1 leaves all ones. The
-                    // carry out goes into the data, not into the halves'
-                    // enables.
-                    adv_hi_q <= adv_sum_hi[15:0] | {16{adv_sum_hi[16]}};
-                    adv_lo_q <= adv_lo_q | {16{adv_sum_hi[16]}};
-                    adv_st_q <= A_FLAG;
+                    // Saturating: a sum past 2^32 - 1 leaves all ones, a
+                    // clock later, so that the high half's carry out fans
+                    // out to the 32 flops from a flop, not from the chain.
+                    adv_hi_q  <= adv_sum_hi[15:0];
+                    adv_sat_q <= adv_sum_hi[16];
+                    adv_st_q  <= A_FLAG;
+                end
+                A_FLAG: begin
+                    // No step is decided and no jump runs in A_HI or here
+                    // (adv_busy), so there is nothing to subtract.
+                    adv_hi_q <= adv_hi_q | {16{adv_sat_q}};
+                    adv_lo_q <= adv_lo_q | {16{adv_sat_q}};
+                    adv_st_q <= A_IDLE;   // adv_nz_q is right again
                 end
                 default: begin
                     {adv_borrow_q, adv_lo_q} <= {1'b0, adv_lo_q}
@@ -347,7 +357,7 @@ module tw_core #(
                     end else if (adv_st_q == A_SETTLE2) begin
                         adv_st_q <= A_LO;
                     end else begin
-                        adv_st_q <= A_IDLE;   // A_FLAG: adv_nz_q is right again
+                        adv_st_q <= A_IDLE;
                     end
                 end
             endcase
@@ -830,7 +840,7 @@ module tw_core #(
         // Far: at least 32 ticks to go (2 with VHOLD, where the alternative
         // is a tick every ten clocks), from the gap two clocks old.
         j_far_q     <= n2_v && !n2_gap[47] && (ctrl_vhold_q ? |n2_gap[46:1] : |n2_gap[46:5]);
-        j_adv_far_q <= ctrl_vhold_q ? |adv_left[31:1] : |adv_left[31:5];
+        j_adv_far_q <= (ctrl_vhold_q ? |adv_left[31:1] : |adv_left[31:5]) || adv_sat_q;
         j_go_q      <= !i_rst && ctrl_src_q == SRC_HOST && adv_nz_q && n2_v && srch_valid
                        && (j_far_q || !n2_f) && j_adv_far_q && !j_busy_q && j_cool == 4'd0
                        && !hold_q && !adv_busy && !w_adv;
@@ -1455,8 +1465,9 @@ module tw_core #(
     // (A proof of its own, core-ind-adv: it doubles the induction's time.)
     // What is left moves only by the host steps decided (one each, a clock
     // later in f_left), by a jump's amount over J_LO .. J_HI, and by a
-    // write's sum: at the end of the sum (A_FLAG, B6) it is what was left
-    // after B1's decision plus the value written, saturating at 2^32 - 1.
+    // write's sum: A_HI leaves the 33-bit sum of what was left after B1's
+    // decision and the value written (its carry in adv_sat_q), and A_FLAG
+    // (B6) saturates it at 2^32 - 1.
     reg [31:0] f_jleft, f_adv_w;
     reg [32:0] f_adv_sum;
     wire [32:0] f_adv_sum_d = {1'b0, f_left} - {32'd0, step_host} + {1'b0, wdat};
@@ -1467,14 +1478,18 @@ module tw_core #(
     wire [32:0] f_adv_part = {1'b0, adv_hi_q, 16'd0} + {1'b0, adv_add_hi_q, 16'd0} + {16'd0, adv_c_q, adv_lo_q};
     always @(posedge i_clk)
         if (f_past_valid && !$past(i_rst)) begin
-            if (!$past(adv_st_q == 3'd3 || adv_st_q == 3'd4 || j_lo_q || j_hi_q))
+            if (!$past(adv_st_q == 3'd3 || adv_st_q == 3'd4 || adv_st_q == 3'd5 || j_lo_q || j_hi_q))
                 assert(f_left == $past(f_left) - {31'd0, $past(step_host)});
+            if ($past(adv_st_q == 3'd5))
+                assert(f_left == (f_adv_sum[32] ? 32'hFFFF_FFFF : f_adv_sum[31:0]));
             if ($past(j_hi_q))
                 assert(f_left == f_jleft - j_amt_q);
         end
     always @(*) if (f_past_valid) begin
         if (adv_st_q == 3'd5)
-            assert(f_left == (f_adv_sum[32] ? 32'hFFFF_FFFF : f_adv_sum[31:0]));
+            assert({adv_sat_q, f_left} == f_adv_sum);
+        else
+            assert(!adv_sat_q);
         // Helpers: the sum's stages, its operands and partial sums.
         if (adv_st_q == 3'd1) assert(acc2_q);
         if (adv_st_q == 3'd2) assert(o_wb_ack && !adv_pend_q);
