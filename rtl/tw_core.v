@@ -715,7 +715,6 @@ module tw_core #(
     reg [16:0] n1_gl, n1_gm0, n1_gm1;
     reg [15:0] n1_gh0, n1_gh1;
     reg        n1_gh0z, n1_gh1z;       // n1_gh0 == 0, n1_gh1 == 0, formed beside them
-    reg        n1_glz, n1_gm0z, n1_gm1z; // n1_gl, n1_gm0, n1_gm1 low 16 bits == 0, likewise
     reg [24:0] n1_el;
     reg [23:0] n1_eh;
     reg        n1_v, n1_f;
@@ -728,7 +727,10 @@ module tw_core #(
     // low part below SEARCH's low half.
     reg        n2_hz_f, n2_mid_lt, n2_mid_eq, n2_lo_lt;
     wire       n2_within = n2_hz_f && (n2_mid_lt || (n2_mid_eq && n2_lo_lt));
-    reg        n2_gap_z;               // n2_gap == 0, from the parts' flags
+    // The gap was 0 a clock ago: only J_CMP reads it, where the gap has
+    // stood for clocks (the counter settles in J_WAIT), so it is formed
+    // from N2's flops rather than beside N1's sums, off tick_v's fan-out.
+    reg        n3_gap_z;
     reg [47:0] next_q;
     reg        searching_q;
     wire       n2_ok   = n2_v && srch_valid && (!n2_f || !n2_gap[47]);
@@ -757,15 +759,11 @@ module tw_core #(
         n1_gh1 <= srch_next[47:32] - tick_v[47:32];
         n1_gh0z <= sum_is_zero(srch_next[47:32], ~tick_v[47:32]);
         n1_gh1z <= srch_next[47:32] == tick_v[47:32];
-        n1_glz  <= sum_is_zero(srch_next[15:0], ~tick_v[15:0]);
-        n1_gm0z <= sum_is_zero(srch_next[31:16], ~tick_v[31:16]);
-        n1_gm1z <= srch_next[31:16] == tick_v[31:16];
         n1_el  <= {1'b0, tick_v[23:0]} + {1'b0, horizon_q[23:0]};
         n1_eh  <= tick_v[47:24] + {16'd0, horizon_q[31:24]};
         n1_v   <= !i_rst && srch_valid && !srch_start_q;
         n1_f   <= srch_found;
         n2_gap <= {n1_hi, n1_mid, n1_gl[15:0]};
-        n2_gap_z <= n1_glz && (n1_gl[16] ? n1_gm1z : n1_gm0z) && (n1_cm ? n1_gh1z : n1_gh0z);
         // Both candidates compared, then picked: no multiplexer before a chain.
         n2_hz_f   <= n1_f && (n1_cm ? n1_gh1z : n1_gh0z);
         n2_mid_lt <= n1_gl[16] ? n1_gm1[15:0] < horizon_q[31:16] : n1_gm0[15:0] < horizon_q[31:16];
@@ -778,27 +776,30 @@ module tw_core #(
         // SEARCH; 0 while the search runs or time has passed its answer.
         searching_q <= i_rst || !n2_ok;
         next_q      <= !n2_ok ? 48'd0 : n2_within ? srch_next : n2_end;
+        n3_gap_z    <= n2_gap == 48'd0;
     end
     assign srch_passed = n2_v && n2_f && n2_gap[47] && srch_valid && !srch_start_q;
 `ifdef FORMAL
-    // The zero flags agree with the sums they test: N1's from the second
-    // clock, N2's from the third. Proved in the local set (core-ind-local)
+    // The zero flags agree with the sums they test, from the second clock
+    // (N3's with the gap a clock old). Proved in the local set (core-ind-local)
     // and assumed elsewhere, where they would only slow the induction.
 `ifdef TW_CORE_F_LOCAL
  `define TW_CORE_F_ZEROS assert
 `else
  `define TW_CORE_F_ZEROS assume
 `endif
-    reg [1:0] f_n_clocks;
+    reg [1:0]  f_n_clocks;
+    reg [47:0] f_n2_gap_was;
     initial f_n_clocks = 2'd0;
-    always @(posedge i_clk) if (f_n_clocks != 2'd2) f_n_clocks <= f_n_clocks + 2'd1;
+    always @(posedge i_clk) begin
+        if (f_n_clocks != 2'd2) f_n_clocks <= f_n_clocks + 2'd1;
+        f_n2_gap_was <= n2_gap;
+    end
     always @(*) begin
         if (f_n_clocks != 2'd0)
-            `TW_CORE_F_ZEROS(n1_glz == (n1_gl[15:0] == 16'd0) && n1_gm0z == (n1_gm0[15:0] == 16'd0)
-                   && n1_gm1z == (n1_gm1[15:0] == 16'd0) && n1_gh0z == (n1_gh0 == 16'd0)
-                   && n1_gh1z == (n1_gh1 == 16'd0));
-        if (f_n_clocks == 2'd2)
-            `TW_CORE_F_ZEROS(n2_gap_z == (n2_gap == 48'd0));
+            `TW_CORE_F_ZEROS(n1_gh0z == (n1_gh0 == 16'd0) && n1_gh1z == (n1_gh1 == 16'd0));
+        if (f_n_clocks != 2'd0)
+            `TW_CORE_F_ZEROS(n3_gap_z == (f_n2_gap_was == 48'd0));
     end
 `undef TW_CORE_F_ZEROS
 `endif
@@ -886,7 +887,7 @@ module tw_core #(
                 // next tick, or nothing is left.
                 // (From flops: the gap's zero flag, and ADVANCE's, which
                 // is current here: no step is decided in a jump.)
-                j_bad <= (n2_f && (n2_gap[47] || n2_gap_z)) || !adv_nz_q;
+                j_bad <= (n2_f && (n2_gap[47] || n3_gap_z)) || !adv_nz_q;
                 j_big <= !n2_f || |n2_gap[47:32];
                 for (jb = 0; jb < 4; jb = jb + 1)
                     j_lt[jb] <= n2_gap[jb*8 +: 8] < adv_left[jb*8 +: 8];
@@ -911,6 +912,10 @@ module tw_core #(
     // jump: not in the local set).
     always @(*) if (!i_rst && j_cmp_q)
         assert(adv_nz_q == (adv_left != 32'd0));
+    // ... and the gap's zero flag, from the gap a clock old: the gap has
+    // not moved (the counter and the answer stood through J_WAIT's end).
+    always @(*) if (!i_rst && j_cmp_q && srch_valid)
+        assert(n2_gap == f_n2_gap_was);
 `endif
 `endif
 
