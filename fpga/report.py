@@ -376,7 +376,7 @@ def main():
             lo = min(float(r["fmax_mhz"]) for r in placed)
             hi = max(float(r["fmax_mhz"]) for r in placed)
             s += (f"{len(placed)} of {len(br)} geometries place and route, reaching "
-                  f"{lo:.1f}–{hi:.1f} MHz; {len(met)} meet the target. ")
+                  f"{lo:.1f}–{hi:.1f} MHz; {len(met)} {'meets' if len(met) == 1 else 'meet'} the target. ")
         else:
             s += "no geometry places and routes. "
         if nofit:
