@@ -148,7 +148,7 @@ def plane_fit(points):
 REG_GROUPS = [
     (r"u_core\.g_level\.\S*u_bitmap|u_core\.g_level\[\d+\]\.u_bitmap", "busy bitmaps (written-word flags, read and bypass registers; the bits are in EBR)"),
     (r"u_core\.(u_search\.|srch_)", "next-busy search (tw_search: scan sequencer, word pipeline, distances, minimum, answer; its base)"),
-    (r"u_core\.(n1_\w+|n2_\w+|next_q|next_hi_latch_q|searching_q)", "the answer against time (N1..N3: gap, NEXT, NEXT_HI latch)"),
+    (r"u_core\.(n1_\w+|n2_\w+|n3_\w+|next_q|next_hi_latch_q|searching_q)", "the answer against time (N1..N3: gap, NEXT, NEXT_HI latch)"),
     (r"u_core\.(j_\w+|lo_add_q)", "virtual-time jump (J_* states, gap against ADVANCE, amount, the counter's low addend)"),
     (r"u_core\.(lo_q|lo_d_q|hi_q|carry_q|tick_v|now_hi_latch_q)", "tick counter, its copy in V and the NOW_HI latch"),
     (r"u_core\.cnt_\w+", "statistics counters (CNT_*)"),

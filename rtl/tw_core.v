@@ -709,7 +709,7 @@ module tw_core #(
     // with and without a carry in; tick_v + SEARCH in two halves.
     // N2: gap = A - 1 - tick_v assembled; tick + SEARCH assembled; whether
     // time has passed the answer (gap < 0) starts the search again.
-    // N3: NEXT and STATUS.SEARCHING.
+    // N3: NEXT and STATUS.SEARCHING; the gap's zero flag, for J_CMP.
     // The answer A (the search's output flops) stays put while it is valid,
     // and each stage carries whether it stood throughout.
     reg [16:0] n1_gl, n1_gm0, n1_gm1;
@@ -1500,7 +1500,7 @@ module tw_core #(
         if (adv_st_q == 3'd2) assert(o_wb_ack && !adv_pend_q);
         if (adv_st_q >= 3'd1 && adv_st_q <= 3'd3)
             assert({adv_add_hi_q, req_dat_q[15:0]} == f_adv_w && f_adv_sum == {1'b0, f_left} + {1'b0, f_adv_w});
-        if (adv_st_q == 3'd3 || adv_st_q == 3'd4) assert(!adv_pend_q && !adv_borrow_q);
+        if (adv_st_q >= 3'd3 && adv_st_q <= 3'd5) assert(!adv_pend_q && !adv_borrow_q);
         if (adv_st_q == 3'd4) assert(f_adv_part == f_adv_sum);
         if (j_carry_q || j_hi_q) assert(f_left == f_jleft - {16'd0, j_amt_q[15:0]} && !adv_pend_q);
         if (j_hi_q) assert(!adv_borrow_q);
