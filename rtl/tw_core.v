@@ -788,19 +788,17 @@ module tw_core #(
 `else
  `define TW_CORE_F_ZEROS assume
 `endif
-    reg [1:0]  f_n_clocks;
+    reg        f_n_clocked;            // a clock has passed
     reg [47:0] f_n2_gap_was;
-    initial f_n_clocks = 2'd0;
+    initial f_n_clocked = 1'b0;
     always @(posedge i_clk) begin
-        if (f_n_clocks != 2'd2) f_n_clocks <= f_n_clocks + 2'd1;
+        f_n_clocked  <= 1'b1;
         f_n2_gap_was <= n2_gap;
     end
-    always @(*) begin
-        if (f_n_clocks != 2'd0)
-            `TW_CORE_F_ZEROS(n1_gh0z == (n1_gh0 == 16'd0) && n1_gh1z == (n1_gh1 == 16'd0));
-        if (f_n_clocks != 2'd0)
-            `TW_CORE_F_ZEROS(n3_gap_z == (f_n2_gap_was == 48'd0));
-    end
+    always @(*)
+        if (f_n_clocked)
+            `TW_CORE_F_ZEROS(n1_gh0z == (n1_gh0 == 16'd0) && n1_gh1z == (n1_gh1 == 16'd0)
+                             && n3_gap_z == (f_n2_gap_was == 48'd0));
 `undef TW_CORE_F_ZEROS
 `endif
 
