@@ -114,14 +114,9 @@ static uint64_t field(const tw_wheel *w, uint64_t t, unsigned level)
  * the visit at d itself. Beyond the top level's reach: the top level. */
 static unsigned place_level(const tw_wheel *w, uint64_t d, uint64_t h)
 {
-    unsigned level;
-    if (w->coarse_shift) {
-        uint64_t slack = (d - h) >> w->coarse_shift;
-        level = slack ? (63u - (unsigned)__builtin_clzll(slack)) / w->geo.slot_bits : 0;
-    } else {
-        level = (63u - (unsigned)__builtin_clzll(d ^ h)) / w->geo.slot_bits;
-    }
-    return level < w->geo.levels ? level : w->geo.levels - 1;
+    uint64_t key = w->coarse_shift ? (d - h) >> w->coarse_shift : d ^ h;
+    /* key is never 0 in exact mode (h < d); in coarse mode 0 is level 0. */
+    return key ? w->level_of_bit[63u - (unsigned)__builtin_clzll(key)] : 0;
 }
 
 /* Slot index (level << b | slot) for deadline d placed at time h < d. */
@@ -235,13 +230,10 @@ static void chip_lost(tw_wheel *w)
 
 /* Real time: bring w->now up to the chip's time. Time never goes back: a
  * chip behind the driver has been reset, and is rebuilt before it is used. */
-static int sync_now(tw_wheel *w)
+static int sync_chip_now(tw_wheel *w)
 {
     uint64_t t;
-    int rc;
-    if (w->source == TW_TIME_VIRTUAL)
-        return 0;
-    rc = read_chip_now(w, &t);
+    int rc = read_chip_now(w, &t);
     if (rc < 0)
         return rc;
     if (t > w->now)
@@ -249,6 +241,12 @@ static int sync_now(tw_wheel *w)
     else if (t < w->now)
         chip_lost(w);
     return 0;
+}
+
+/* Virtual time is the driver's own: only real time costs a bus read. */
+static inline int sync_now(tw_wheel *w)
+{
+    return w->source == TW_TIME_VIRTUAL ? 0 : sync_chip_now(w);
 }
 
 static int arm_slot(tw_wheel *w, size_t idx, uint64_t visit)
@@ -355,7 +353,7 @@ static int insert(tw_wheel *w, tw_timer *t)
 }
 
 /* Validates the call and brings the driver's time up to date. */
-static int start_prologue(tw_wheel *w, tw_timer *t)
+static inline int start_prologue(tw_wheel *w, tw_timer *t)
 {
     int rc;
     if (!w || !w->slots)
@@ -418,6 +416,21 @@ static int fires_without_cascade(const tw_wheel *w, uint64_t d, uint64_t h)
     return visit_at(w, place(w, d, h), d);
 }
 
+/* The latest deadline in [lo, hi] that fires straight from its slot: the
+ * end of the range rounded down to ever coarser slot boundaries; else hi.
+ * Kept out of line: most range starts find the timer already in range. */
+static __attribute__((noinline)) uint64_t range_deadline(const tw_wheel *w, uint64_t lo, uint64_t hi)
+{
+    for (unsigned k = 0; k < w->geo.levels; k++) {
+        uint64_t d = hi & ~((UINT64_C(1) << (k * w->geo.slot_bits)) - 1);
+        if (d < lo || d <= w->now)
+            break;
+        if (fires_without_cascade(w, d, w->now))
+            return d;
+    }
+    return hi;
+}
+
 int tw_start_range(tw_wheel *w, tw_timer *t, uint64_t min_ticks, uint64_t max_ticks)
 {
     uint64_t lo, hi;
@@ -435,19 +448,7 @@ int tw_start_range(tw_wheel *w, tw_timer *t, uint64_t min_ticks, uint64_t max_ti
         w->stats.range_kept++;
         return 0;
     }
-    /* The latest deadline in [lo, hi] that fires straight from its slot:
-     * the end of the range rounded down to ever coarser slot boundaries. */
-    uint64_t deadline = hi;
-    for (unsigned k = 0; k < w->geo.levels; k++) {
-        uint64_t d = hi & ~((UINT64_C(1) << (k * w->geo.slot_bits)) - 1);
-        if (d < lo || d <= w->now)
-            break;
-        if (fires_without_cascade(w, d, w->now)) {
-            deadline = d;
-            break;
-        }
-    }
-    return start_at(w, t, deadline);
+    return start_at(w, t, range_deadline(w, lo, hi));
 }
 
 int tw_stop(tw_wheel *w, tw_timer *t)
@@ -1141,6 +1142,10 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
     list_init(&w->expired);
     list_init(&w->visiting);
     w->visit_batch = cfg->visit_batch;
+    for (i = 0; i < 64; i++) {
+        size_t level = i / geo.slot_bits;
+        w->level_of_bit[i] = (uint8_t)(level < geo.levels ? level : geo.levels - 1);
+    }
 
     w->ctrl = TW_PUT(TW_CTRL_TICK_SRC, cfg->source) | TW_CTRL_IRQ_EN_MASK |
               (cfg->source == TW_TIME_VIRTUAL ? TW_CTRL_VHOLD_MASK : 0);
