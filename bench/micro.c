@@ -138,8 +138,9 @@ int main(int argc, char **argv)
 
     printf("backend,metric,median\n");
     printf("verilator,free_running_cycles_per_s,%.0f\n", cycles_per_s(tw_vl_open, cycles));
-    /* The model skips idle stretches in closed form: this is not a per-cycle rate. */
-    printf("model,idle_cycles_skipped_per_s,%.0f\n", cycles_per_s(tw_model_open, cycles));
+    /* A ticking chip is computed clock by clock in the model too (only a
+     * stopped one runs in closed form), so this is a per-clock rate. */
+    printf("model,free_running_cycles_per_s,%.0f\n", cycles_per_s(tw_model_open, cycles));
     printf("verilator,bus_reads_per_s,%.0f\n", bus_ops_per_s(tw_vl_open, n * 10));
     printf("model,bus_reads_per_s,%.0f\n", bus_ops_per_s(tw_model_open, n * 10));
     start_stop_ns(n, &st, &sp, &ra, &bus);
