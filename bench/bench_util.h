@@ -4,6 +4,7 @@
 #ifndef TW_BENCH_UTIL_H
 #define TW_BENCH_UTIL_H
 
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,6 +70,33 @@ static inline engine_dev_stats bench_dev_stats(const engine_ops *ops, const engi
     return s;
 }
 
+/* A whole number option value, or exit with a clear message. */
+static inline uint64_t bench_count(const char *opt, const char *v, uint64_t min, uint64_t max)
+{
+    char *end;
+    errno = 0;
+    unsigned long long n = strtoull(v, &end, 0);
+    if (!*v || *end || v[0] == '-' || errno == ERANGE || n < min || n > max) {
+        fprintf(stderr, "%s: expected a whole number in %llu..%llu, got '%s'\n", opt,
+                (unsigned long long)min, (unsigned long long)max, v);
+        exit(2);
+    }
+    return n;
+}
+
+/* A number of seconds, 0 or more, or exit with a clear message. */
+static inline double bench_seconds(const char *opt, const char *v)
+{
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (!*v || *end || errno == ERANGE || !(d >= 0) || d > 1e9) {
+        fprintf(stderr, "%s: expected a number of seconds in 0..1e9, got '%s'\n", opt, v);
+        exit(2);
+    }
+    return d;
+}
+
 /* The options every driver takes: --engine NAME, --seed N, --time-limit S,
  * --quiet; anything else is the caller's (returned index, or -1 when it is
  * not one of these). */
@@ -99,27 +127,14 @@ static inline int bench_common_opt(bench_opts *o, int argc, char **argv, int i)
         return i + 1;
     }
     if (!strcmp(argv[i], "--seed")) {
-        o->seed = strtoull(argv[i + 1], NULL, 0);
+        o->seed = bench_count(argv[i], argv[i + 1], 0, UINT64_MAX);
         return i + 1;
     }
     if (!strcmp(argv[i], "--time-limit")) {
-        o->time_limit = strtod(argv[i + 1], NULL);
+        o->time_limit = bench_seconds(argv[i], argv[i + 1]);
         return i + 1;
     }
     return -1;
-}
-
-/* A whole number option value, or exit with a clear message. */
-static inline uint64_t bench_count(const char *opt, const char *v, uint64_t min, uint64_t max)
-{
-    char *end;
-    unsigned long long n = strtoull(v, &end, 0);
-    if (!*v || *end || v[0] == '-' || n < min || n > max) {
-        fprintf(stderr, "%s: expected a whole number in %llu..%llu, got '%s'\n", opt,
-                (unsigned long long)min, (unsigned long long)max, v);
-        exit(2);
-    }
-    return n;
 }
 
 #endif

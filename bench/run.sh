@@ -205,6 +205,24 @@ if [ $QUICK = 0 ] && want micro; then
     cat "$OUT/micro.csv"
 fi
 
+# ------------------------------------------------------- bad options
+# A mistyped seed or limit must stop the run with a message, not run
+# another seed (the figures would not replay).
+if [ $QUICK = 1 ]; then
+    bad_opt() { # name expected-stderr-fragment program args...
+        name=$1 want=$2; shift 2
+        "$@" > "$OUT/bad.out" 2> "$OUT/bad.err"; rc=$?
+        if [ $rc -eq 2 ] && grep -qF -- "$want" "$OUT/bad.err" && [ ! -s "$OUT/bad.out" ]; then ok "bad-option/$name"
+        else fail "bad-option/$name: exit $rc, stderr: $(head -c 200 "$OUT/bad.err")"; fi
+    }
+    bad_opt w1-seed "--seed: expected a whole number" "$BUILD/bench-w1" --engine scheme7 --pairs 8 --seed 12x
+    bad_opt w1-seed-overflow "got '99999999999999999999'" "$BUILD/bench-w1" --engine scheme7 --pairs 8 --seed 99999999999999999999
+    bad_opt w2-time-limit "--time-limit: expected a number of seconds" "$BUILD/bench-w2" --engine heap --n 10 --time-limit soon
+    bad_opt w4-engine "unknown engine 'nope'" "$BUILD/bench-w4" --engine nope --conns 10
+    bad_opt w1-pairs "--pairs: expected a whole number in 1.." "$BUILD/bench-w1" --engine scheme7 --pairs 0
+    rm -f "$OUT/bad.out" "$OUT/bad.err"
+fi
+
 # ---------------------------------------------------------------- plots
 if command -v gnuplot > /dev/null 2>&1; then
     : > "$OUT/plots.log"

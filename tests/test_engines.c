@@ -42,6 +42,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fork, waitpid, alarm: one process per engine */
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -52,6 +53,7 @@
 #include <unistd.h>
 
 #include "engine.h"
+#include "tw_args.h"
 
 #define GROUP 8 /* deterministic mode: timer g*GROUP owns g*GROUP+1 .. +GROUP-1 */
 
@@ -935,10 +937,11 @@ int main(int argc, char **argv)
     unsigned limit_s = 120; /* per engine: a hang fails, it does not stall make test */
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
-            ops = strtol(argv[++i], NULL, 0);
+        uint64_t n;
+        if (!strcmp(argv[i], "--seed") && i + 1 < argc && tw_arg_u64(argv[i + 1], 0, UINT64_MAX, &seed) == 0)
+            i++;
+        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX, &n) == 0)
+            ops = (long)n, i++;
         else if (!strcmp(argv[i], "--engine") && i + 1 < argc)
             only = argv[++i];
         else

@@ -8,11 +8,13 @@
  * The randomised test runs --ops operations on the RTL (default 100k) and ten
  * times as many on the C model, which is that much faster.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "tw_regs.h"
+#include "tw_args.h"
 #include "tw_test.h"
 
 int tw_driver_suite(const tw_backend *b);
@@ -35,15 +37,16 @@ int main(int argc, char **argv)
     const char *backend = "all", *suite = "all";
     uint64_t seed = (uint64_t)time(NULL);
     long ops = 100000;
+    uint64_t n;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--backend") && i + 1 < argc)
             backend = argv[++i];
         else if (!strcmp(argv[i], "--suite") && i + 1 < argc)
             suite = argv[++i];
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc)
-            seed = strtoull(argv[++i], NULL, 0);
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc)
-            ops = strtol(argv[++i], NULL, 0);
+        else if (!strcmp(argv[i], "--seed") && i + 1 < argc && tw_arg_u64(argv[i + 1], 0, UINT64_MAX, &seed) == 0)
+            i++;
+        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX, &n) == 0)
+            ops = (long)n, i++;
         else
             usage(argv[0]);
     }
