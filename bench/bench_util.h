@@ -70,13 +70,16 @@ static inline engine_dev_stats bench_dev_stats(const engine_ops *ops, const engi
     return s;
 }
 
-/* A whole number option value, or exit with a clear message. */
+/* A whole number option value, decimal or 0x hex, or exit with a clear
+ * message (a sign, a space or trailing text is refused). */
 static inline uint64_t bench_count(const char *opt, const char *v, uint64_t min, uint64_t max)
 {
-    char *end;
+    char *end = NULL;
+    unsigned long long n = 0;
     errno = 0;
-    unsigned long long n = strtoull(v, &end, 0);
-    if (!*v || *end || v[0] == '-' || errno == ERANGE || n < min || n > max) {
+    if (*v >= '0' && *v <= '9')
+        n = strtoull(v, &end, v[0] == '0' && (v[1] == 'x' || v[1] == 'X') ? 16 : 10);
+    if (!end || *end || errno == ERANGE || n < min || n > max) {
         fprintf(stderr, "%s: expected a whole number in %llu..%llu, got '%s'\n", opt,
                 (unsigned long long)min, (unsigned long long)max, v);
         exit(2);
@@ -90,7 +93,7 @@ static inline double bench_seconds(const char *opt, const char *v)
     char *end;
     errno = 0;
     double d = strtod(v, &end);
-    if (!*v || *end || errno == ERANGE || !(d >= 0) || d > 1e9) {
+    if (*v < '0' || *v > '9' || *end || errno == ERANGE || !(d >= 0) || d > 1e9) {
         fprintf(stderr, "%s: expected a number of seconds in 0..1e9, got '%s'\n", opt, v);
         exit(2);
     }

@@ -74,7 +74,7 @@ run_sized() {
             lim=$(echo "$limit" | tr ' ' '\n' | awk -F: -v n="$n" 'NF == 1 || $1 == n { print $NF; exit }')
             say "$wl $e $sizeopt $n (limit ${lim} s) ..."
             t0=$(date +%s)
-            row=$(nice -n 10 "$BUILD/bench-$wl" --engine "$e" "$sizeopt" "$n" --time-limit "$lim" "$@" \
+            row=$(nice -n 10 "$BUILD/bench-$wl" --engine "$e" "$sizeopt" "$n" --time-limit "${lim:-0}" "$@" \
                   2>> "$OUT/$wl.log")
             rc=$?
             case $rc in
@@ -210,9 +210,9 @@ fi
 # another seed (the figures would not replay).
 if [ $QUICK = 1 ]; then
     bad_opt() { # name expected-stderr-fragment program args...
-        name=$1 want=$2; shift 2
+        name=$1 frag=$2; shift 2
         "$@" > "$OUT/bad.out" 2> "$OUT/bad.err"; rc=$?
-        if [ $rc -eq 2 ] && grep -qF -- "$want" "$OUT/bad.err" && [ ! -s "$OUT/bad.out" ]; then ok "bad-option/$name"
+        if [ $rc -eq 2 ] && grep -qF -- "$frag" "$OUT/bad.err" && [ ! -s "$OUT/bad.out" ]; then ok "bad-option/$name"
         else fail "bad-option/$name: exit $rc, stderr: $(head -c 200 "$OUT/bad.err")"; fi
     }
     bad_opt w1-seed "--seed: expected a whole number" "$BUILD/bench-w1" --engine scheme7 --pairs 8 --seed 12x

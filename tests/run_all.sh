@@ -114,11 +114,12 @@ report() { # command, its exit status, its output
     done
     step sim-scenario "$BUILD/tw-sim" --timers 2000 --ticks 100000 --seed "$SEED"
     lines sh tests/sim_cli.sh "$BUILD" "$SEED"
-    # A mistyped seed is refused (exit 2, the usage), not run as another seed.
+    # A mistyped seed or count is refused (exit 2, the usage), not run as
+    # another seed (each call is bounded in case it is not).
     # shellcheck disable=SC2016
-    step test-programs-refuse-bad-seed sh -c '"$0/tests/test-engines" --seed 12x 2>&1 | grep -q "^usage:" &&
-        { "$0/tests/test-engines" --seed 12x > /dev/null 2>&1; [ $? -eq 2 ]; } &&
-        "$0/tests/test-spi" --ops 0 2>&1 | grep -q "^usage:"' "$BUILD"
+    step test-programs-refuse-bad-numbers sh -c '"$0/tests/test-engines" --engine heap --ops 1000 --seed 12x 2>&1 | grep -q "^usage:" &&
+        { "$0/tests/test-engines" --engine heap --ops 1000 --seed " 5" > /dev/null 2>&1; [ $? -eq 2 ]; } &&
+        "$0/tests/test-spi" --seed 1 --ops 0 2>&1 | grep -q "^usage:"' "$BUILD"
     step wave-layout-matches-trace sh -c "$BUILD/tw-sim $WAVE_ARGS --trace $BUILD/wave.fst &&
         sh tools/check_gtkw.sh sim/tickwheel.gtkw $BUILD/wave.fst $BUILD/fst-signals"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md

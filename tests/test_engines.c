@@ -940,7 +940,7 @@ int main(int argc, char **argv)
         uint64_t n;
         if (!strcmp(argv[i], "--seed") && i + 1 < argc && tw_arg_u64(argv[i + 1], 0, UINT64_MAX, &seed) == 0)
             i++;
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX, &n) == 0)
+        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX / 10, &n) == 0)
             ops = (long)n, i++;
         else if (!strcmp(argv[i], "--engine") && i + 1 < argc)
             only = argv[++i];

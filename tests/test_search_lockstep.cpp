@@ -9,12 +9,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <climits>
 #include <ctime>
 
 #include "Vtw_search.h"
 #include "verilated.h"
 
 extern "C" {
+#include "tw_args.h"
 #include "tw_search_model.h"
 }
 
@@ -156,10 +158,13 @@ int main(int argc, char **argv)
     uint64_t seed = (uint64_t)time(nullptr);
     long searches = 20000;
     for (int i = 1; i < argc; i++) {
-        if (!std::strcmp(argv[i], "--seed") && i + 1 < argc) {
-            seed = std::strtoull(argv[++i], nullptr, 0);
-        } else if (!std::strcmp(argv[i], "--searches") && i + 1 < argc) {
-            searches = std::strtol(argv[++i], nullptr, 0);
+        uint64_t n = 0;
+        if (!std::strcmp(argv[i], "--seed") && i + 1 < argc && tw_arg_u64(argv[i + 1], 0, UINT64_MAX, &seed) == 0) {
+            i++;
+        } else if (!std::strcmp(argv[i], "--searches") && i + 1 < argc &&
+                   tw_arg_u64(argv[i + 1], 1, LONG_MAX, &n) == 0) {
+            searches = (long)n;
+            i++;
         } else {
             std::fprintf(stderr, "usage: %s [--seed N] [--searches N]\n", argv[0]);
             return 2;

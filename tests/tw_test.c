@@ -84,7 +84,7 @@ int tw_test_seed_ops(int argc, char **argv, uint64_t *seed, long *ops)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--seed") && i + 1 < argc && tw_arg_u64(argv[i + 1], 0, UINT64_MAX, seed) == 0)
             i++;
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX, &n) == 0)
+        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX / 10, &n) == 0)
             *ops = (long)n, i++;
         else {
             fprintf(stderr, "usage: %s [--seed N] [--ops N]\n", argv[0]);
