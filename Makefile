@@ -153,7 +153,7 @@ $(MODEL_BUILD)/vlsearch/%/Vtw_search__ALL.a: rtl/tw_search.v | $(BUILD)/.deps
 	  rtl/tw_search.v > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
 
 $(BUILD)/vlsearch/%/test_search_lockstep.o: tests/test_search_lockstep.cpp $(MODEL_BUILD)/vlsearch/%/Vtw_search__ALL.a \
-                                            host/tw_search_model.h
+                                            host/tw_search_model.h tests/tw_args.h
 	@mkdir -p $(@D)
 	$(CXX) $(VL_CXXFLAGS) -Ihost -I$(MODEL_BUILD)/vlsearch/$* -DTW_LEVELS=$(word 1,$(subst _, ,$*)) \
 	  -DTW_SLOT_BITS=$(word 2,$(subst _, ,$*)) -c $< -o $@
@@ -255,7 +255,7 @@ $(BUILD)/bench-micro: $(BUILD)/bench/micro.o $(BUILD)/libtickwheel.a $(call vl_o
 # The workload drivers of ../shared/workloads.md, one process per run.
 BENCH_WORKLOADS := w1 w2 w3 w4
 BENCH_BINS := $(BENCH_WORKLOADS:%=$(BUILD)/bench-%) $(BUILD)/bench-micro
-$(BENCH_WORKLOADS:%=$(BUILD)/bench/%.o): CFLAGS += -Ibench
+$(BENCH_WORKLOADS:%=$(BUILD)/bench/%.o): CFLAGS += -Ibench -Itests
 $(BENCH_WORKLOADS:%=$(BUILD)/bench/%.o): bench/engine.h bench/bench_util.h
 
 $(BUILD)/bench-%: $(BUILD)/bench/%.o $(ENGINE_OBJ) $(BUILD)/libtickwheel.a

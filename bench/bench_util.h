@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "engine.h"
+#include "tw_args.h"
 
 static inline double bench_now_s(void)
 {
@@ -74,12 +75,8 @@ static inline engine_dev_stats bench_dev_stats(const engine_ops *ops, const engi
  * message (a sign, a space or trailing text is refused). */
 static inline uint64_t bench_count(const char *opt, const char *v, uint64_t min, uint64_t max)
 {
-    char *end = NULL;
-    unsigned long long n = 0;
-    errno = 0;
-    if (*v >= '0' && *v <= '9')
-        n = strtoull(v, &end, v[0] == '0' && (v[1] == 'x' || v[1] == 'X') ? 16 : 10);
-    if (!end || *end || errno == ERANGE || n < min || n > max) {
+    uint64_t n;
+    if (tw_arg_u64(v, min, max, &n) < 0) {
         fprintf(stderr, "%s: expected a whole number in %llu..%llu, got '%s'\n", opt,
                 (unsigned long long)min, (unsigned long long)max, v);
         exit(2);

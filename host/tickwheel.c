@@ -116,7 +116,8 @@ static unsigned place_level(const tw_wheel *w, uint64_t d, uint64_t h)
 {
     uint64_t key = w->coarse_shift ? (d - h) >> w->coarse_shift : d ^ h;
     /* key is never 0 in exact mode (h < d); in coarse mode 0 is level 0. */
-    return key ? w->level_of_bit[63u - (unsigned)__builtin_clzll(key)] : 0;
+    unsigned level = key ? (63u - (unsigned)__builtin_clzll(key)) / w->geo.slot_bits : 0;
+    return level < w->geo.levels ? level : w->geo.levels - 1;
 }
 
 /* Slot index (level << b | slot) for deadline d placed at time h < d. */
@@ -417,9 +418,8 @@ static int fires_without_cascade(const tw_wheel *w, uint64_t d, uint64_t h)
 }
 
 /* The latest deadline in [lo, hi] that fires straight from its slot: the
- * end of the range rounded down to ever coarser slot boundaries; else hi.
- * Kept out of line: most range starts find the timer already in range. */
-static __attribute__((noinline)) uint64_t range_deadline(const tw_wheel *w, uint64_t lo, uint64_t hi)
+ * end of the range rounded down to ever coarser slot boundaries; else hi. */
+static uint64_t range_deadline(const tw_wheel *w, uint64_t lo, uint64_t hi)
 {
     for (unsigned k = 0; k < w->geo.levels; k++) {
         uint64_t d = hi & ~((UINT64_C(1) << (k * w->geo.slot_bits)) - 1);
@@ -1142,10 +1142,6 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
     list_init(&w->expired);
     list_init(&w->visiting);
     w->visit_batch = cfg->visit_batch;
-    for (i = 0; i < 64; i++) {
-        size_t level = i / geo.slot_bits;
-        w->level_of_bit[i] = (uint8_t)(level < geo.levels ? level : geo.levels - 1);
-    }
 
     w->ctrl = TW_PUT(TW_CTRL_TICK_SRC, cfg->source) | TW_CTRL_IRQ_EN_MASK |
               (cfg->source == TW_TIME_VIRTUAL ? TW_CTRL_VHOLD_MASK : 0);

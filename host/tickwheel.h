@@ -126,10 +126,6 @@ typedef struct tw_wheel {
     size_t visit_idx;       /* that slot */
     unsigned visit_batch;   /* tw_config.visit_batch */
     unsigned visit_left;    /* what the running call may still move */
-    /* The level for the most significant bit i of a placement key (d ^ h,
-     * or (d - h) >> coarse_shift in coarse mode): min(i / b, levels - 1),
-     * a look-up in place of a division on every placement. */
-    uint8_t level_of_bit[64];
 } tw_wheel;
 
 const char *tw_strerror(int err);

@@ -42,7 +42,6 @@
  */
 #define _POSIX_C_SOURCE 200809L /* fork, waitpid, alarm: one process per engine */
 #include <inttypes.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -937,12 +936,9 @@ int main(int argc, char **argv)
     unsigned limit_s = 120; /* per engine: a hang fails, it does not stall make test */
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
-        uint64_t n;
-        if (!strcmp(argv[i], "--seed") && i + 1 < argc && tw_arg_u64(argv[i + 1], 0, UINT64_MAX, &seed) == 0)
-            i++;
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX / 10, &n) == 0)
-            ops = (long)n, i++;
-        else if (!strcmp(argv[i], "--engine") && i + 1 < argc)
+        if (tw_arg_seed_ops(argc, argv, &i, &seed, &ops))
+            continue;
+        if (!strcmp(argv[i], "--engine") && i + 1 < argc)
             only = argv[++i];
         else
             usage(argv[0]);

@@ -8,7 +8,6 @@
  * The randomised test runs --ops operations on the RTL (default 100k) and ten
  * times as many on the C model, which is that much faster.
  */
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -37,17 +36,12 @@ int main(int argc, char **argv)
     const char *backend = "all", *suite = "all";
     uint64_t seed = (uint64_t)time(NULL);
     long ops = 100000;
-    uint64_t n;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--backend") && i + 1 < argc)
             backend = argv[++i];
         else if (!strcmp(argv[i], "--suite") && i + 1 < argc)
             suite = argv[++i];
-        else if (!strcmp(argv[i], "--seed") && i + 1 < argc && tw_arg_u64(argv[i + 1], 0, UINT64_MAX, &seed) == 0)
-            i++;
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX / 10, &n) == 0)
-            ops = (long)n, i++;
-        else
+        else if (!tw_arg_seed_ops(argc, argv, &i, &seed, &ops))
             usage(argv[0]);
     }
     if (strcmp(backend, "model") && strcmp(backend, "vl") && strcmp(backend, "all"))

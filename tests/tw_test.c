@@ -1,7 +1,6 @@
 #include "tw_test.h"
 #include "tw_args.h"
 
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,13 +79,8 @@ uint64_t tw_rng_below(tw_rng *r, uint64_t n)
 
 int tw_test_seed_ops(int argc, char **argv, uint64_t *seed, long *ops)
 {
-    uint64_t n;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--seed") && i + 1 < argc && tw_arg_u64(argv[i + 1], 0, UINT64_MAX, seed) == 0)
-            i++;
-        else if (!strcmp(argv[i], "--ops") && i + 1 < argc && tw_arg_u64(argv[i + 1], 1, LONG_MAX / 10, &n) == 0)
-            *ops = (long)n, i++;
-        else {
+        if (!tw_arg_seed_ops(argc, argv, &i, seed, ops)) {
             fprintf(stderr, "usage: %s [--seed N] [--ops N]\n", argv[0]);
             return -1;
         }
