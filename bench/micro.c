@@ -131,7 +131,12 @@ static void start_stop_ns(int n, double *start_ns, double *stop_ns, double *rear
 
 int main(int argc, char **argv)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");
+    /* Anything else is a mistake, not a request for the full run. */
+    if (argc > 2 || (argc == 2 && strcmp(argv[1], "--quick") != 0)) {
+        fprintf(stderr, "usage: bench-micro [--quick]\n");
+        return 2;
+    }
+    int quick = argc == 2;
     uint64_t cycles = quick ? 2000000 : 50000000;
     int n = quick ? 10000 : 100000;
     double st, sp, ra, bus;
