@@ -164,6 +164,8 @@ $(BUILD)/tests/test-search-%: $(BUILD)/vlsearch/%/test_search_lockstep.o $(MODEL
 	$(CXX) -o $@ $(filter %.o,$^) $(filter %.a,$^) $(LDLIBS)
 
 # ------------------------------------------------------------------ sim
+# tw-sim parses its numbers as the test programs do (tests/tw_args.h).
+$(BUILD)/sim/tw_sim.o: CFLAGS += -Itests
 # Both Verilated models, the chip alone and the FPGA top, share one runtime.
 $(BUILD)/tw-sim: $(BUILD)/sim/tw_sim.o $(BUILD)/libtickwheel.a $(call vl_objs,$(DEFAULT_GEO)) \
                  $(call vlspi_objs,$(DEFAULT_GEO))

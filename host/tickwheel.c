@@ -45,11 +45,11 @@ const char *tw_strerror(int err)
     case TW_EINVAL: return "invalid argument";
     case TW_ECORRUPT: return "timer not initialised or corrupted";
     case TW_ERANGE: return "interval runs past the end of 64-bit time";
-    case TW_ENODEV: return "no tickwheel device (wrong ID or version)";
+    case TW_ENODEV: return "no tickwheel device (none there, or wrong ID or version)";
     case TW_EIO: return "bus transaction failed";
     case TW_ETIMEDOUT: return "device did not respond in time";
     case TW_EDEVICE: return "device returned an impossible value";
-    case TW_ENOMEM: return "buffer too small for this geometry";
+    case TW_ENOMEM: return "not enough memory (the caller's buffer, or an allocation)";
     case TW_ESTATE: return "call not valid in this state";
     case TW_EBUSY: return "resource held by another user (e.g. the IRQ's GPIO line)";
     default: return "unknown error";
@@ -454,7 +454,7 @@ int tw_start_range(tw_wheel *w, tw_timer *t, uint64_t min_ticks, uint64_t max_ti
 int tw_stop(tw_wheel *w, tw_timer *t)
 {
     int rc;
-    if (!w)
+    if (!w || !w->slots)
         return TW_EINVAL;
     rc = timer_check(w, t);
     if (rc < 0)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "tickwheel.h"
+#include "tw_args.h"
 #include "tw_spi.h"
 
 /* ------------------------------------------------------------ scenarios */
@@ -235,6 +236,25 @@ static void take_sample(sample *out, const tw_wheel *w, const tw_dev *dev, uint6
             out->busy[idx / per_level]++;
 }
 
+/* s as the inside of a gnuplot single-quoted string, in which '' is one
+ * quote; NULL if out of memory. */
+static char *gp_quoted(const char *s)
+{
+    size_t n = 0;
+    for (const char *p = s; *p; p++)
+        n += *p == '\'' ? 2 : 1;
+    char *q = malloc(n + 1), *o = q;
+    if (!q)
+        return NULL;
+    for (const char *p = s; *p; p++) {
+        *o++ = *p;
+        if (*p == '\'')
+            *o++ = '\'';
+    }
+    *o = '\0';
+    return q;
+}
+
 static int write_plot(const char *svg, const sample *s, size_t n, const tw_geometry *geo,
                       const char *title)
 {
@@ -271,9 +291,13 @@ static int write_plot(const char *svg, const sample *s, size_t n, const tw_geome
     }
 
     /* gnuplot draws it: three panels sharing the time axis. */
-    FILE *gp = popen("gnuplot", "w");
+    char *q_svg = gp_quoted(svg), *q_title = gp_quoted(title), *q_csv = gp_quoted(csv);
+    FILE *gp = q_svg && q_title && q_csv ? popen("gnuplot", "w") : NULL;
     if (!gp) {
         fprintf(stderr, "tw-sim: cannot run gnuplot (make deps installs it); the data is in %s\n", csv);
+        free(q_svg);
+        free(q_title);
+        free(q_csv);
         free(csv);
         return -1;
     }
@@ -296,10 +320,16 @@ static int write_plot(const char *svg, const sample *s, size_t n, const tw_geome
             "plot '%s' using 1:3 with steps lw 1.5 lc rgb '#d62728' title 'interrupts', "
             "'' using 1:4 with steps dt 2 lc rgb '#404040' title 'events'\n"
             "unset multiplot\n",
-            svg, title, csv, geo->levels - 1, csv, csv);
+            q_svg, q_title, q_csv, geo->levels - 1, q_csv, q_csv);
+    free(q_svg);
+    free(q_title);
+    free(q_csv);
     int status = pclose(gp);
     if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "tw-sim: gnuplot failed (make deps installs it); the data is in %s\n", csv);
+        if (status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 127)
+            fprintf(stderr, "tw-sim: gnuplot is not installed (make deps installs it); the data is in %s\n", csv);
+        else
+            fprintf(stderr, "tw-sim: gnuplot failed; the data is in %s\n", csv);
         free(csv);
         return -1;
     }
@@ -349,14 +379,26 @@ static void usage(FILE *f)
 
 static int parse_u64(const char *opt, const char *s, uint64_t *out)
 {
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *s == '-' || *end || end == s) {
-        fprintf(stderr, "tw-sim: %s wants a non-negative whole number, not '%s'\n", opt, s);
+    if (tw_arg_u64(s, 0, UINT64_MAX, out) == 0)
+        return 0;
+    fprintf(stderr, "tw-sim: %s wants a non-negative whole number (decimal, or hex after 0x), not '%s'\n",
+            opt, s);
+    return -1;
+}
+
+/* Can the run's output go to path? Checked before the run, so that a bad
+ * path costs no simulation; a file the check creates is removed again. */
+static int check_writable(const char *opt, const char *path)
+{
+    int existed = access(path, F_OK) == 0;
+    FILE *f = fopen(path, "a");
+    if (!f) {
+        fprintf(stderr, "tw-sim: %s: cannot write '%s': %s\n", opt, path, strerror(errno));
         return -1;
     }
-    *out = v;
+    fclose(f);
+    if (!existed)
+        remove(path);
     return 0;
 }
 
@@ -436,7 +478,7 @@ int main(int argc, char **argv)
     uint64_t chip_hz = 48000000, spi_hz = 0;
     char irq_chip[256];
     uint32_t irq_line = 0;
-    int spidev_given = 0, irq_given = 0;
+    int spidev_given = 0, irq_given = 0, ticks_given = 0;
     int c;
     opterr = 0; /* our own messages, below */
     progress.on = isatty(STDERR_FILENO);
@@ -467,7 +509,7 @@ int main(int argc, char **argv)
         }
         case 'b': if (parse_backend(optarg, &backend)) return 2; break;
         case 'n': if (parse_u64("--timers", optarg, &ntimers)) return 2; break;
-        case 't': if (parse_u64("--duration", optarg, &ticks)) return 2; break;
+        case 't': if (parse_u64("--duration", optarg, &ticks)) return 2; ticks_given = 1; break;
         case 's': if (parse_u64("--seed", optarg, &seed)) return 2; break;
         case 'w': trace = optarg; break;
         case 'p': plot = optarg; break;
@@ -483,12 +525,18 @@ int main(int argc, char **argv)
             spidev_given = irq_given = 1;
             break;
         case 'h': usage(stdout); return 0;
-        case ':':
+        case ':': /* only long options take values */
             fprintf(stderr, "tw-sim: %s needs a value (tw-sim --help lists the options)\n", argv[optind - 1]);
             return 2;
+        /* An unknown short option is optopt (argv may hold a group of them,
+         * like -xy); an unknown long one leaves optopt 0 and is the word
+         * getopt stopped at. */
         default:
-            fprintf(stderr, "tw-sim: unknown option '%s' (tw-sim --help lists the options)\n",
-                    argv[optind - 1]);
+            if (optopt)
+                fprintf(stderr, "tw-sim: unknown option '-%c' (tw-sim --help lists the options)\n", optopt);
+            else
+                fprintf(stderr, "tw-sim: unknown option '%s' (tw-sim --help lists the options)\n",
+                        argv[optind - 1]);
             return 2;
         }
     }
@@ -496,7 +544,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "tw-sim: unexpected argument '%s' (tw-sim --help lists the options)\n", argv[optind]);
         return 2;
     }
-    if (!ticks)
+    if (!ticks_given)
         ticks = sc->default_ticks;
     if (spidev_given && backend != BACKEND_SPIDEV) {
         fprintf(stderr, "tw-sim: --spi-dev, --chip-hz, --spi-hz and --irq need --backend spidev\n");
@@ -539,6 +587,22 @@ int main(int argc, char **argv)
     if (plot && !ends_with(plot, ".svg")) {
         fprintf(stderr, "tw-sim: --plot writes SVG: give a file name ending in .svg, not '%s'\n", plot);
         return 2;
+    }
+    if (trace && check_writable("--trace", trace) < 0)
+        return 2;
+    if (plot) {
+        size_t len = strlen(plot);
+        char *csv = malloc(len + 1);
+        if (!csv) {
+            fprintf(stderr, "tw-sim: out of memory\n");
+            return 1;
+        }
+        memcpy(csv, plot, len - 4);
+        strcpy(csv + len - 4, ".csv");
+        int bad_path = check_writable("--plot", plot) < 0 || check_writable("--plot", csv) < 0;
+        free(csv);
+        if (bad_path)
+            return 2;
     }
 
     tw_dev dev;

@@ -135,9 +135,17 @@ extern "C" int tw_vl_open(tw_dev *dev, const tw_sim_config *cfg)
         return TW_ENOMEM;
     }
     if (trace) {
-        c->trace = new VerilatedFstC;
+        c->trace = new (std::nothrow) VerilatedFstC;
+        if (!c->trace) {
+            vl_close(c);
+            return TW_ENOMEM;
+        }
         c->top->trace(c->trace, 99);
         c->trace->open(trace);
+        if (!c->trace->isOpen()) { // the file could not be created
+            vl_close(c);
+            return TW_EIO;
+        }
     }
     c->top->i_clk = 0;
     c->top->i_ext_tick = 0;

@@ -128,6 +128,9 @@ report() { # command, its exit status, its output
     step example-quickstart sh -c "$BUILD/examples/quickstart | grep -qx 'retransmit fired at tick 200'"
     # Each checks itself and exits non-zero on a wrong result.
     step example-retransmit sh -c "$BUILD/examples/retransmit --seed $SEED | grep -q '^ok: every lost ack'"
+    step example-retransmit-short-run-is-ok sh -c "$BUILD/examples/retransmit --connections 1 --ticks 5 | grep -q '^ok: no ack was lost'"
+    step example-retransmit-refuses-bad-numbers sh -c '"$0/examples/retransmit" --ticks 0 2>&1 | grep -q "^usage:" &&
+        { "$0/examples/retransmit" --connections " 5" > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
     step example-event-loop sh -c "$BUILD/examples/event_loop --seed $SEED | grep -q '^ok: every timer fired once'"
 } | tee "$BUILD/test.out"
 

@@ -44,6 +44,18 @@ bad geometry-rtl   "--geometry needs --backend model" --geometry 2,8,4
 bad duration       "--duration must be 100..2^48"   --duration 5
 bad plot-name      "ending in .svg"                 --plot out.png
 bad stray-argument "unexpected argument 'extra'"    extra
+bad short-group    "unknown option '-x'"            -xy
+bad leading-space  "not ' -5'"                      --timers " -5"
+bad duration-zero  "--duration must be 100..2^48 ticks, not 0" --duration 0
+# Paths that cannot be written are refused before the run, not after it.
+bad trace-path     "--trace: cannot write '/nonexistent/dir/w.fst'" --trace /nonexistent/dir/w.fst
+bad plot-path      "--plot: cannot write '/nonexistent/dir/p.svg'" --backend model --plot /nonexistent/dir/p.svg
+mkdir "$out/dir.svg"
+bad plot-dir       "Is a directory"                 --backend model --plot "$out/dir.svg"
+
+# 010 is ten, not eight.
+"$SIM" --backend model --timers 010 --duration 200 > "$out/ten" 2>&1
+check sim-leading-zero-is-decimal grep -q ' 10 timers over 200 ticks' "$out/ten"
 
 "$SIM" --help > "$out/help"
 check sim-help-lists-scenarios sh -c "grep -q 'retransmit' '$out/help' && grep -q 'storm' '$out/help' && grep -q 'long' '$out/help'"
@@ -146,6 +158,9 @@ if "$SIM" --backend model --timers 300 --duration 20000 --plot "$out/occ.svg" > 
 else
     echo "FAIL sim-plot-svg: $(tail -2 "$out/plot")"
 fi
+# A quote in the name reaches gnuplot as part of the name.
+"$SIM" --backend model --timers 30 --duration 2000 --plot "$out/it's.svg" > "$out/quote" 2>&1
+check sim-plot-quoted-name sh -c "grep -q '<svg' \"\$1/it's.svg\" && [ ! -e \"\$1/it\" ]" sh "$out"
 
 # No progress bar in a log (stderr not a terminal); one when asked for.
 "$SIM" --backend model --timers 100 --duration 5000 > /dev/null 2> "$out/quiet"

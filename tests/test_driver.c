@@ -783,6 +783,13 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(tw_start(w, NULL, 1), TW_EINVAL);
     CHECK_EQ(tw_stop(w, NULL), TW_EINVAL);
     CHECK_EQ(tw_pending(NULL), TW_EINVAL);
+    /* A wheel never initialised (zeroed) is refused by every call. */
+    tw_wheel zeroed;
+    memset(&zeroed, 0, sizeof zeroed);
+    CHECK_OK(tw_timer_init(&t, on_fire, NULL));
+    CHECK_EQ(tw_start(&zeroed, &t, 1), TW_EINVAL);
+    CHECK_EQ(tw_stop(&zeroed, &t), TW_EINVAL);
+    CHECK_EQ(tw_advance(&zeroed, 1, 10), TW_EINVAL);
     memset(&garbage, 0xA5, sizeof garbage);
     CHECK_EQ(tw_start(w, &garbage, 1), TW_ECORRUPT);
     CHECK_EQ(tw_stop(w, &garbage), TW_ECORRUPT);

@@ -1,5 +1,5 @@
-/* Strict parsing of numeric options, for the test programs and the
- * benchmark drivers: a seed typed wrong must not silently become another
+/* Strict parsing of numeric options, for the test programs, the benchmark
+ * drivers and tw-sim: a seed typed wrong must not silently become another
  * seed (the run would not replay). */
 #ifndef TW_ARGS_H
 #define TW_ARGS_H
