@@ -236,6 +236,18 @@ static void take_sample(sample *out, const tw_wheel *w, const tw_dev *dev, uint6
             out->busy[idx / per_level]++;
 }
 
+/* The --plot file's numbers go beside it: FILE.svg's FILE.csv (malloc'd). */
+static char *plot_csv_path(const char *svg)
+{
+    size_t len = strlen(svg);
+    char *csv = malloc(len + 1);
+    if (csv) {
+        memcpy(csv, svg, len - 4);
+        strcpy(csv + len - 4, ".csv");
+    }
+    return csv;
+}
+
 /* s as the inside of a gnuplot single-quoted string, in which '' is one
  * quote; NULL if out of memory. */
 static char *gp_quoted(const char *s)
@@ -258,12 +270,9 @@ static char *gp_quoted(const char *s)
 static int write_plot(const char *svg, const sample *s, size_t n, const tw_geometry *geo,
                       const char *title)
 {
-    size_t len = strlen(svg);
-    char *csv = malloc(len + 1);
+    char *csv = plot_csv_path(svg);
     if (!csv)
         return -1;
-    memcpy(csv, svg, len - 4);
-    strcpy(csv + len - 4, ".csv");
     FILE *f = fopen(csv, "w");
     if (!f) {
         fprintf(stderr, "tw-sim: cannot write %s: %s\n", csv, strerror(errno));
@@ -448,6 +457,12 @@ static int parse_backend(const char *s, backend_kind *out)
     return -1;
 }
 
+/* arg is a group of short options (-x, -xy) holding c. */
+static int in_short_group(const char *arg, int c)
+{
+    return arg && c && arg[0] == '-' && arg[1] && arg[1] != '-' && strchr(arg + 1, c);
+}
+
 static int ends_with(const char *s, const char *tail)
 {
     size_t n = strlen(s), m = strlen(tail);
@@ -528,11 +543,11 @@ int main(int argc, char **argv)
         case ':': /* only long options take values */
             fprintf(stderr, "tw-sim: %s needs a value (tw-sim --help lists the options)\n", argv[optind - 1]);
             return 2;
-        /* An unknown short option is optopt (argv may hold a group of them,
-         * like -xy); an unknown long one leaves optopt 0 and is the word
-         * getopt stopped at. */
+        /* A refused short option is optopt, in the word getopt is in or has
+         * just left (a group like -xy); a long one is the word it left. */
         default:
-            if (optopt)
+            if (in_short_group(optind < argc ? argv[optind] : NULL, optopt) ||
+                in_short_group(argv[optind - 1], optopt))
                 fprintf(stderr, "tw-sim: unknown option '-%c' (tw-sim --help lists the options)\n", optopt);
             else
                 fprintf(stderr, "tw-sim: unknown option '%s' (tw-sim --help lists the options)\n",
@@ -591,14 +606,11 @@ int main(int argc, char **argv)
     if (trace && check_writable("--trace", trace) < 0)
         return 2;
     if (plot) {
-        size_t len = strlen(plot);
-        char *csv = malloc(len + 1);
+        char *csv = plot_csv_path(plot);
         if (!csv) {
             fprintf(stderr, "tw-sim: out of memory\n");
             return 1;
         }
-        memcpy(csv, plot, len - 4);
-        strcpy(csv + len - 4, ".csv");
         int bad_path = check_writable("--plot", plot) < 0 || check_writable("--plot", csv) < 0;
         free(csv);
         if (bad_path)
