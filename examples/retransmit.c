@@ -97,7 +97,9 @@ static void on_rto(tw_timer *t, uint64_t now, void *arg)
     transmit(c, now);
 }
 
-/* A whole number in [min, max], decimal or 0x hex, nothing around it. */
+/* A whole number in [min, max], decimal or 0x hex, nothing around it: the
+ * rule of tests/tw_args.h, written out because this example builds against
+ * the installed library alone (tests/install_check.sh). */
 static int parse(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 {
     char *end;

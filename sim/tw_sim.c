@@ -303,7 +303,8 @@ static int write_plot(const char *svg, const sample *s, size_t n, const tw_geome
     char *q_svg = gp_quoted(svg), *q_title = gp_quoted(title), *q_csv = gp_quoted(csv);
     FILE *gp = q_svg && q_title && q_csv ? popen("gnuplot", "w") : NULL;
     if (!gp) {
-        fprintf(stderr, "tw-sim: cannot run gnuplot (make deps installs it); the data is in %s\n", csv);
+        fprintf(stderr, "tw-sim: %s; the data is in %s\n",
+                q_svg && q_title && q_csv ? "cannot run gnuplot (make deps installs it)" : "out of memory", csv);
         free(q_svg);
         free(q_title);
         free(q_csv);
