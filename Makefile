@@ -98,7 +98,7 @@ check-regs:
 	@python3 tools/gen_regs.py --check rtl/tw_regs.toml $(REGS_OUT)
 
 # ------------------------------------------------------------------ C code
-$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) $(wildcard tests/*.h) | $(BUILD)/.deps
+$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) $(wildcard tests/*.h) $(wildcard examples/*.h) | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 

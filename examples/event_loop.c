@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "tickwheel.h"
+#include "args.h"
 
 #define CLOCK_HZ 100000u   /* the simulated chip's clock */
 #define TICK_CYCLES 100u   /* prescaler: 100 cycles a tick, so a tick is 1 ms */
@@ -236,14 +237,13 @@ int main(int argc, char **argv)
 {
     uint64_t seed = 1, ntimers = 200;
     for (int i = 1; i < argc; i++) {
-        char *end = NULL;
         uint64_t *dst = !strcmp(argv[i], "--seed") ? &seed : !strcmp(argv[i], "--timers") ? &ntimers : NULL;
-        if (dst && i + 1 < argc && argv[i + 1][0] != '-')
-            *dst = strtoull(argv[++i], &end, 0);
-        if (!dst || !end || *end || (dst == &ntimers && (ntimers == 0 || ntimers > 100000))) {
+        uint64_t min = dst == &seed ? 0 : 1, max = dst == &seed ? UINT64_MAX : 100000;
+        if (!dst || i + 1 == argc || parse_u64(argv[i + 1], min, max, dst)) {
             fprintf(stderr, "usage: event_loop [--seed N] [--timers 1..100000]\n");
             return 2;
         }
+        i++;
     }
 
     /* The board: chip, bus lock, interrupt eventfd, clock thread. */

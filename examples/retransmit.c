@@ -10,12 +10,12 @@
  *   retransmit [--seed N] [--connections 1..1000000] [--ticks 1..100000000]
  * Prints a summary; exits 1 if any check fails, 2 for a bad option.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tickwheel.h"
+#include "args.h"
 
 #define RTO_MIN 200      /* ticks; doubled after each retransmission of a segment */
 #define RTO_MAX 6400
@@ -97,22 +97,6 @@ static void on_rto(tw_timer *t, uint64_t now, void *arg)
     transmit(c, now);
 }
 
-/* A whole number in [min, max], decimal or 0x hex, nothing around it: the
- * rule of tests/tw_args.h, written out because this example builds against
- * the installed library alone (tests/install_check.sh). */
-static int parse(const char *s, uint64_t min, uint64_t max, uint64_t *out)
-{
-    char *end;
-    if (*s < '0' || *s > '9')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10);
-    if (*end || errno || v < min || v > max)
-        return -1;
-    *out = v;
-    return 0;
-}
-
 int main(int argc, char **argv)
 {
     uint64_t seed = 1, nconn = 1000, ticks = 100000;
@@ -123,7 +107,7 @@ int main(int argc, char **argv)
                         : !strcmp(argv[i], "--ticks") ? &ticks : NULL;
         uint64_t min = dst == &seed ? 0 : 1;
         uint64_t max = dst == &seed ? UINT64_MAX : dst == &nconn ? 1000000 : 100000000;
-        if (!dst || i + 1 == argc || parse(argv[i + 1], min, max, dst)) {
+        if (!dst || i + 1 == argc || parse_u64(argv[i + 1], min, max, dst)) {
             fprintf(stderr, "usage: retransmit [--seed N] [--connections 1..1000000] [--ticks 1..100000000]\n");
             return 2;
         }

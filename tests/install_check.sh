@@ -9,7 +9,7 @@ scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 env -u MAKEFLAGS -u MAKELEVEL make -s install PREFIX="$scratch/prefix" BUILD="$BUILD" SAN=0 >/dev/null
 mkdir "$scratch/app"
-cp examples/quickstart.c examples/retransmit.c "$scratch/app/"
+cp examples/quickstart.c examples/retransmit.c examples/args.h "$scratch/app/"
 cd "$scratch/app"
 export PKG_CONFIG_PATH="$scratch/prefix/lib/pkgconfig"
 cc -std=c11 -Wall -Wextra -Werror $(pkg-config --cflags tickwheel) quickstart.c \

@@ -132,6 +132,8 @@ report() { # command, its exit status, its output
     step example-retransmit-refuses-bad-numbers sh -c '"$0/examples/retransmit" --ticks 0 2>&1 | grep -q "^usage:" &&
         { "$0/examples/retransmit" --connections " 5" > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
     step example-event-loop sh -c "$BUILD/examples/event_loop --seed $SEED | grep -q '^ok: every timer fired once'"
+    step example-event-loop-refuses-bad-numbers sh -c '"$0/examples/event_loop" --timers 0 2>&1 | grep -q "^usage:" &&
+        { "$0/examples/event_loop" --seed " 5" > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
 } | tee "$BUILD/test.out"
 
 passed=$(grep -c '^ok ' "$BUILD/test.out")
