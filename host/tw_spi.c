@@ -63,10 +63,15 @@ static int exchange(spi_link *l, const uint8_t tx[TW_SPI_FRAME_LEN], uint32_t *r
         if (attempt)
             l->stats.retries++;
         l->stats.frames++;
+        /* A transport that writes nothing back leaves all ones, which no
+         * response checks out as: never the last frame's answer again. */
+        memset(rx, 0xFF, sizeof rx);
         int rc = l->t->transfer(l->tctx, tx, rx, TW_SPI_FRAME_LEN);
-        if (rc < 0) {
+        if (rc != 0 && rc != (int)TW_SPI_FRAME_LEN) {
+            /* Failed, or only part of the frame clocked (a count short of
+             * it): the access may or may not have happened. */
             l->unsure = 1;
-            return rc;
+            return rc < 0 ? rc : TW_EIO;
         }
         rc = tw_spi_decode(rx, &value);
         if (rc == TW_SPI_STATUS_BAD_CRC) {

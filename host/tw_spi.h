@@ -27,7 +27,9 @@ void tw_spi_encode(uint8_t frame[TW_SPI_FRAME_LEN], int write, int seq, unsigned
  * TW_EIO if its CRC is wrong or its status unknown or late. */
 int tw_spi_decode(const uint8_t rx[TW_SPI_FRAME_LEN], uint32_t *data);
 
-/* What carries frames: one full-duplex transfer with CS low throughout. */
+/* What carries frames: one full-duplex transfer with CS low throughout.
+ * `transfer` returns 0 (or len) once all len bytes went both ways, or a
+ * negative TW_E* code; a count short of len is a failed transfer. */
 typedef struct tw_spi_transport {
     const char *name;
     int (*transfer)(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len);

@@ -415,6 +415,66 @@ out:
     tw_fixture_close(&f);
 }
 
+/* A transport of tw_spi_open's link that answers every frame itself, each
+ * answer a new value, until told to clock only part of the next frames
+ * (returning the count, as a byte-counting SPI API would) and write nothing
+ * back. Such a read must fail: the bytes it left are the last answer's. */
+typedef struct short_transport {
+    uint32_t next_value;
+    int partial; /* clock 7 of 13 bytes from now on */
+    int full_count; /* answer a whole frame with its length instead of 0 */
+    unsigned transfers;
+} short_transport;
+
+static int short_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
+{
+    short_transport *s = ctx;
+    (void)tx;
+    s->transfers++;
+    if (s->partial)
+        return 7;
+    uint32_t v = s->next_value++;
+    rx[7] = TW_SPI_STATUS_DONE;
+    rx[8] = (uint8_t)(v >> 24);
+    rx[9] = (uint8_t)(v >> 16);
+    rx[10] = (uint8_t)(v >> 8);
+    rx[11] = (uint8_t)v;
+    rx[12] = tw_crc8(rx + 7, 5);
+    return s->full_count ? (int)len : 0;
+}
+
+static const tw_spi_transport short_transport_ops = {.name = "short", .transfer = short_transfer};
+
+static void test_transport_short_transfer(const tw_backend *unused)
+{
+    (void)unused;
+    short_transport st = {.next_value = 100};
+    tw_dev dev;
+    uint32_t v = 0;
+    if (tw_spi_open(&dev, &short_transport_ops, &st, 4) < 0) {
+        CHECK(0);
+        return;
+    }
+    CHECK_OK(tw_dev_read(&dev, TW_REG_STATUS, &v));
+    CHECK_EQ(v, 101); /* the open's ID read had 100 */
+    st.full_count = 1; /* a whole frame, counted in bytes: as good as 0 */
+    CHECK_OK(tw_dev_read(&dev, TW_REG_STATUS, &v));
+    CHECK_EQ(v, 102);
+    st.partial = 1;
+    unsigned before = st.transfers;
+    v = 0;
+    CHECK_EQ(tw_dev_read(&dev, TW_REG_STATUS, &v), TW_EIO);
+    CHECK_EQ(v, 0);
+    CHECK_EQ(tw_dev_write(&dev, TW_REG_SEARCH, 5), TW_EIO);
+    CHECK(st.transfers > before);
+    /* Once whole frames pass again, the link goes on (its resynchronising
+     * read first). */
+    st.partial = 0;
+    CHECK_OK(tw_dev_read(&dev, TW_REG_STATUS, &v));
+    CHECK_EQ(v, 104);
+    tw_dev_close(&dev);
+}
+
 /* tw_spidev_irq_fd: the line request's fd for a spidev device opened with an
  * IRQ line, -1 for anything else (a C model, a device over another SPI
  * transport, a spidev device polling STATUS, a closed one); closed with the
@@ -565,6 +625,7 @@ int main(int argc, char **argv)
     failed += !tw_test_run("spidev", "line_busy", test_line_busy, &none);
     failed += !tw_test_run("spidev", "two_boards_polled_in_turn", test_two_boards, &none);
     failed += !tw_test_run("spidev", "irq_fd_owner", test_irq_fd_owner, &none);
+    failed += !tw_test_run("spidev", "transport_short_transfer", test_transport_short_transfer, &none);
     failed += !fake_clean("open");
 
     /* The board's geometry, for probe_geometry to compare with. */
