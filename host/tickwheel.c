@@ -215,8 +215,13 @@ static int read_chip_now(tw_wheel *w, uint64_t *now)
         rc = reg_read(w, TW_REG_NOW_HI, &hi);
     if (rc < 0)
         return rc;
-    if (hi > 0xFFFFu)
+    if (hi > 0xFFFFu) {
+        /* Impossible: never used. The sweep it asks for handles whatever
+         * was popped before this reading (an event is not read twice). */
+        w->stats.bad_events++;
+        w->need_resync = 1;
         return TW_EDEVICE;
+    }
     *now = extend_tick(w->now, ((uint64_t)hi << 32) | lo);
     return 0;
 }
@@ -230,13 +235,29 @@ static void chip_lost(tw_wheel *w)
 }
 
 /* Real time: bring w->now up to the chip's time. Time never goes back: a
- * chip behind the driver has been reset, and is rebuilt before it is used. */
+ * chip behind the driver has been reset, and is rebuilt before it is used;
+ * until then its time means nothing. A reset chip counts from 0 again,
+ * which past 2^47 reads as a jump forward across a 2^48 boundary (the
+ * counter's wrap, once in months of real time): such a reading is believed
+ * only while CTRL still holds what tw_init wrote, which a reset clears. */
 static int sync_chip_now(tw_wheel *w)
 {
     uint64_t t;
+    uint32_t ctrl;
+    if (w->chip_reset)
+        return 0;
     int rc = read_chip_now(w, &t);
     if (rc < 0)
         return rc;
+    if (t > w->now && (t >> 48) != (w->now >> 48)) {
+        rc = reg_read(w, TW_REG_CTRL, &ctrl);
+        if (rc < 0)
+            return rc;
+        if (ctrl != w->ctrl) {
+            chip_lost(w);
+            return 0;
+        }
+    }
     if (t > w->now)
         w->now = t;
     else if (t < w->now)
@@ -755,13 +776,19 @@ static unsigned jump_polls(const tw_wheel *w)
  * gone, and timers due in them fire late (counted in late_fires). */
 static int rebuild_chip(tw_wheel *w)
 {
-    uint32_t st = 0;
+    uint32_t st = 0, ctrl = 0;
     uint64_t t;
     int rc;
     w->need_resync = 1;
     memset(w->armed, 0, (w->nslots + 63) / 64 * sizeof(uint64_t));
     w->arm_hi_known = 0;
-    rc = chip_setup(w);
+    /* A chip whose CTRL is as tw_init wrote it was not reset (a bad
+     * reading of its time, or virtual time that ended elsewhere): its
+     * counter never went back, so a time ahead of the driver's stands. */
+    rc = reg_read(w, TW_REG_CTRL, &ctrl);
+    int kept = rc == 0 && ctrl == w->ctrl;
+    if (rc == 0)
+        rc = chip_setup(w);
     if (rc == 0)
         rc = reg_write(w, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, TW_TIME_VIRTUAL));
     /* At most 2^48 / ADVANCE_CHUNK jumps, each over an empty bitmap. */
@@ -772,6 +799,17 @@ static int rebuild_chip(tw_wheel *w)
         uint64_t behind = (w->now - t) & TICK_MASK;
         if (behind == 0)
             break;
+        if (kept && t > w->now) {
+            /* Running it forward to w->now would take it round the whole
+             * 48-bit counter. Timers due before t fire at once, late. In
+             * virtual time a chip past what it was asked for is broken. */
+            if (w->source == TW_TIME_VIRTUAL && t > w->adv_issued + w->adv_unsure) {
+                rc = TW_EDEVICE;
+                break;
+            }
+            w->now = t;
+            break;
+        }
         if (jumps > (TICK_MASK / ADVANCE_CHUNK) + 2) {
             rc = TW_ETIMEDOUT;
             break;
@@ -879,10 +917,18 @@ static int confirm_advanced(tw_wheel *w)
     return rc < 0 ? rc : 1;
 }
 
+/* Rounds of a tw_advance call that may pass while time stands still: the
+ * events of one tick, one drain or interrupt each at most, with the room of
+ * drain_events's own bound. Past it the chip is repeating itself. */
+static unsigned stall_limit(const tw_wheel *w)
+{
+    return (2u << w->geo.fifo_log2) * (w->geo.levels + 1) + 16;
+}
+
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
 {
-    unsigned ran = 0, rebuilds = 0, phantom_counts = 0;
-    uint64_t slice = ADVANCE_SLICE_MIN, waited = 0;
+    unsigned ran = 0, rebuilds = 0, phantom_counts = 0, stalls = 0;
+    uint64_t slice = ADVANCE_SLICE_MIN, waited = 0, stall_now;
     int rc;
     if (!w || !w->slots || budget == 0)
         return TW_EINVAL;
@@ -892,6 +938,7 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
         return TW_ERANGE;
     w->adv_target += ticks;
     w->visit_left = w->visit_batch;
+    stall_now = w->now;
 
     for (;;) {
         ran += (unsigned)run_callbacks(w, budget - ran);
@@ -923,11 +970,16 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
             rc = drain_events(w, TW_GET(TW_STATUS_FIFO_COUNT, st));
             if (rc < 0)
                 return rc;
-            /* A count with no event behind it, again and again: broken. */
-            if (rc == 0 && ++phantom_counts > 16) {
+            /* A count with no event behind it, again and again, or events
+             * that never move time on (the same one shown for ever): broken. */
+            if ((rc == 0 && ++phantom_counts > 16) || (w->now == stall_now && ++stalls > stall_limit(w))) {
                 w->stats.bad_events++;
                 w->need_resync = 1;
                 return TW_EDEVICE;
+            }
+            if (w->now != stall_now) {
+                stall_now = w->now;
+                stalls = 0;
             }
             continue;
         }
@@ -976,6 +1028,10 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
         if (rc < 0)
             return rc;
         if (rc > 0) {
+            /* An interrupt that time never follows: a line stuck high on a
+             * chip that stopped. */
+            if (w->now == stall_now && ++stalls > stall_limit(w))
+                return TW_ETIMEDOUT;
             slice = ADVANCE_SLICE_MIN;
             waited = 0;
             continue;

@@ -371,6 +371,325 @@ out:
     free(o);
 }
 
+/* ------------------------------------------------ scripted device faults */
+
+/* Faults a random plan does not make: a device that forwards to the backend
+ * and rewrites chosen reads, or answers waits itself, as a test's script
+ * says. The wheel lives over it. */
+typedef struct script_dev {
+    tw_dev inner;
+    uint64_t accesses;
+    /* After the backend's read: may change *v, or return an error. */
+    int (*on_read)(struct script_dev *s, uint32_t addr, uint32_t *v);
+    int irq_stuck; /* waits return the line high at once */
+    int armed;     /* a one-shot fault still to come */
+    uint32_t last_addr;
+    tw_wheel *wheel;
+} script_dev;
+
+static int sd_read(void *ctx, uint32_t addr, uint32_t *v)
+{
+    script_dev *s = ctx;
+    s->accesses++;
+    int rc = tw_dev_read(&s->inner, addr, v);
+    if (rc == 0 && s->on_read)
+        rc = s->on_read(s, addr, v);
+    s->last_addr = addr;
+    return rc;
+}
+
+static int sd_write(void *ctx, uint32_t addr, uint32_t v)
+{
+    script_dev *s = ctx;
+    s->accesses++;
+    s->last_addr = addr;
+    return tw_dev_write(&s->inner, addr, v);
+}
+
+static int sd_wait(void *ctx, uint64_t max_cycles)
+{
+    script_dev *s = ctx;
+    return s->irq_stuck ? 1 : tw_dev_wait_irq(&s->inner, max_cycles);
+}
+
+static uint64_t sd_cycles(void *ctx)
+{
+    return tw_dev_cycles(&((script_dev *)ctx)->inner);
+}
+
+static void sd_reset(void *ctx)
+{
+    script_dev *s = ctx;
+    if (s->inner.ops->reset)
+        s->inner.ops->reset(s->inner.ctx);
+}
+
+static void sd_close(void *ctx)
+{
+    tw_dev_close(&((script_dev *)ctx)->inner);
+}
+
+static const tw_dev_ops script_ops = {.name = "script", .read = sd_read, .write = sd_write, .wait_irq = sd_wait,
+                                      .cycles = sd_cycles, .reset = sd_reset, .close = sd_close};
+
+typedef struct script_run {
+    script_dev sd;
+    tw_dev dev;
+    tw_wheel wheel;
+    void *mem;
+    tw_timer timers[8];
+    uint64_t deadline[8], fired_at[8];
+    int fired[8];
+} script_run;
+
+static void sr_expired(tw_timer *t, uint64_t now, void *arg)
+{
+    script_run *r = arg;
+    size_t i = (size_t)(t - r->timers);
+    r->fired[i]++;
+    r->fired_at[i] = now;
+}
+
+/* The backend's chip under the script device; before tw_init, `before`
+ * may drive the bare chip. */
+static int sr_open(script_run *r, const tw_backend *b, const tw_config *cfg, void (*before)(tw_dev *chip))
+{
+    memset(r, 0, sizeof *r);
+    int rc = b->open(&r->sd.inner, &b->cfg);
+    if (rc < 0)
+        return rc;
+    r->dev.ops = &script_ops;
+    r->dev.ctx = &r->sd;
+    r->sd.wheel = &r->wheel;
+    if (before)
+        before(&r->sd.inner);
+    tw_geometry g;
+    rc = tw_probe(&r->dev, &g);
+    if (rc == 0) {
+        r->mem = malloc(tw_mem_size(&g));
+        rc = r->mem ? tw_init(&r->wheel, &r->dev, r->mem, tw_mem_size(&g), cfg) : TW_ENOMEM;
+    }
+    for (size_t i = 0; i < 8; i++)
+        tw_timer_init(&r->timers[i], sr_expired, r);
+    return rc;
+}
+
+static void sr_close(script_run *r)
+{
+    tw_dev_close(&r->dev);
+    free(r->mem);
+}
+
+static void sr_start(script_run *r, size_t i, uint64_t ticks)
+{
+    CHECK_OK(tw_start(&r->wheel, &r->timers[i], ticks));
+    r->deadline[i] = r->timers[i].deadline;
+}
+
+/* A FIFO that never empties: STATUS counts one event for ever and EVT_INFO
+ * shows the same visit of the present tick. */
+static int stuck_fifo(script_dev *s, uint32_t addr, uint32_t *v)
+{
+    uint64_t now = s->wheel->now;
+    if (addr == TW_REG_STATUS)
+        *v |= TW_PUT(TW_STATUS_FIFO_COUNT, 1);
+    else if (addr == TW_REG_EVT_INFO)
+        *v = TW_EVT_INFO_VALID_MASK | TW_PUT(TW_EVT_INFO_LEVEL, 0) |
+             TW_PUT(TW_EVT_INFO_SLOT, now & s->wheel->slot_mask) | TW_PUT(TW_EVT_INFO_TICK_HI, (now >> 32) & 0xFFFFu);
+    else if (addr == TW_REG_EVT_TICK)
+        *v = (uint32_t)now;
+    return 0;
+}
+
+/* A chip that stopped with its interrupt line stuck high: STATUS says it is
+ * still advancing, with nothing in the FIFO, for ever. */
+static int frozen_advancing(script_dev *s, uint32_t addr, uint32_t *v)
+{
+    (void)s;
+    if (addr == TW_REG_STATUS)
+        *v = TW_STATUS_ADVANCING_MASK;
+    return 0;
+}
+
+/* Virtual time: a device that repeats itself makes tw_advance fail, in a
+ * bounded number of accesses (it looped for ever), and the wheel goes on
+ * exactly once the device behaves. */
+static void test_stuck_device(const tw_backend *b)
+{
+    script_run *r = malloc(sizeof *r);
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    if (!r || sr_open(r, b, &cfg, NULL) < 0) {
+        CHECK(0);
+        goto out;
+    }
+    sr_start(r, 0, 100);
+    sr_start(r, 1, 700);
+    CHECK_OK(tw_advance(&r->wheel, 50, 100));
+    static const struct {
+        int (*on_read)(script_dev *, uint32_t, uint32_t *);
+        int irq_stuck, expect;
+    } faults[] = {{stuck_fifo, 0, TW_EDEVICE}, {frozen_advancing, 1, TW_ETIMEDOUT}};
+    for (size_t k = 0; k < 2; k++) {
+        r->sd.on_read = faults[k].on_read;
+        r->sd.irq_stuck = faults[k].irq_stuck;
+        uint64_t before = r->sd.accesses;
+        CHECK_EQ(tw_advance(&r->wheel, 10, 100), faults[k].expect);
+        uint64_t used = r->sd.accesses - before;
+        if (used > 20000)
+            tw_test_fail(__FILE__, __LINE__, "fault %zu: %llu accesses before the call gave up", k,
+                         (unsigned long long)used);
+        r->sd.on_read = NULL;
+        r->sd.irq_stuck = 0;
+        printf("# faults/%s/stuck_device: %s after %llu accesses\n", b->name,
+               tw_strerror(faults[k].expect), (unsigned long long)used);
+    }
+    for (int n = 0; n < 100 && r->wheel.now < 1000; n++)
+        CHECK(tw_advance_to(&r->wheel, 1000, 100) >= 0);
+    CHECK_EQ(r->wheel.now, 1000);
+    CHECK_EQ(r->fired[0], 1);
+    CHECK_EQ(r->fired[1], 1);
+    CHECK_EQ(r->fired_at[0], 100);
+    CHECK_EQ(r->fired_at[1], 700);
+out:
+    if (r)
+        sr_close(r);
+    free(r);
+}
+
+/* One NOW_HI read out of range, once events have come. */
+static int bad_now_hi_after_pop(script_dev *s, uint32_t addr, uint32_t *v)
+{
+    if (addr == TW_REG_NOW_HI && s->last_addr == TW_REG_NOW_LO && s->armed && s->wheel->stats.events > 0) {
+        s->armed = 0;
+        *v = 0x10000u;
+    }
+    return 0;
+}
+
+/* One NOW_LO read 100 ticks low, behind the driver's time: the chip looks
+ * reset, but its CTRL is intact and its counter is ahead of the driver. */
+static int low_now_lo(script_dev *s, uint32_t addr, uint32_t *v)
+{
+    if (addr == TW_REG_NOW_LO && s->armed && *v > 400) {
+        s->armed = 0;
+        *v -= 100;
+    }
+    return 0;
+}
+
+/* Real time: one impossible or low reading of the chip's time costs one
+ * failed call at most. An impossible NOW_HI is counted as a bad value and
+ * the wheel swept again (without the sweep, an event popped just before it
+ * was lost: its timers waited a revolution of their level); a low NOW_LO
+ * rebuilds the chip in a few dozen accesses (it ran the counter round 2^48
+ * ticks: 327,717 accesses in one call). No timer early, late or twice. */
+static void test_bad_time_reading(const tw_backend *b)
+{
+    unsigned scale = b->time_scale ? b->time_scale : 1;
+    tw_config cfg = {.source = TW_TIME_INTERNAL, .prescale = 16 * scale - 1};
+    int (*const scripts[])(script_dev *, uint32_t, uint32_t *) = {bad_now_hi_after_pop, low_now_lo};
+    for (size_t k = 0; k < 2; k++) {
+        script_run *r = malloc(sizeof *r);
+        if (!r || sr_open(r, b, &cfg, NULL) < 0) {
+            CHECK(0);
+            if (r)
+                sr_close(r);
+            free(r);
+            return;
+        }
+        uint64_t now = 0, most = 0;
+        CHECK_OK(tw_now(&r->wheel, &now));
+        sr_start(r, 0, 300); /* level 1: its first visit moves it to level 0 */
+        sr_start(r, 1, 1200);
+        r->sd.on_read = scripts[k];
+        r->sd.armed = 1;
+        int errors = 0;
+        for (int n = 0; n < 400 && !(r->fired[0] && r->fired[1]); n++) {
+            tw_dev_wait_irq(&r->dev, 16 * (uint64_t)scale * 8);
+            uint64_t before = r->sd.accesses;
+            int rc = tw_service(&r->wheel, 100);
+            errors += rc < 0;
+            if (r->sd.accesses - before > most)
+                most = r->sd.accesses - before;
+        }
+        CHECK(!r->sd.armed); /* the fault happened */
+        CHECK_EQ(r->wheel.stats.bad_events + r->wheel.stats.chip_resets, 1); /* and was seen */
+        CHECK(errors <= 1);
+        for (size_t i = 0; i < 2; i++) {
+            CHECK_EQ(r->fired[i], 1);
+            CHECK(r->fired_at[i] >= r->deadline[i]);
+            if (r->fired_at[i] > r->deadline[i] + 200)
+                tw_test_fail(__FILE__, __LINE__, "script %zu: timer %zu due at %llu fired at %llu", k, i,
+                             (unsigned long long)r->deadline[i], (unsigned long long)r->fired_at[i]);
+        }
+        if (most > 2000)
+            tw_test_fail(__FILE__, __LINE__, "script %zu: a service call made %llu accesses", k,
+                         (unsigned long long)most);
+        printf("# faults/%s/bad_time_reading: script %zu: %d failed calls, at most %llu accesses a call, "
+               "latest fire %llu ticks after its deadline\n",
+               b->name, k, errors, (unsigned long long)most,
+               (unsigned long long)(r->fired_at[0] - r->deadline[0] > r->fired_at[1] - r->deadline[1]
+                                        ? r->fired_at[0] - r->deadline[0]
+                                        : r->fired_at[1] - r->deadline[1]));
+        sr_close(r);
+        free(r);
+    }
+}
+
+/* The bare chip's time taken past 2^47 (34 days at 48 MHz), in virtual
+ * time over an empty bitmap. */
+static void run_chip_past_2_47(tw_dev *chip)
+{
+    uint64_t target = (UINT64_C(1) << 47) + 12345, t = 0;
+    for (int n = 0; n < 40000 && t < target; n++) {
+        uint64_t left = target - t;
+        uint32_t st = 0, lo = 0, hi = 0;
+        tw_dev_write(chip, TW_REG_ADVANCE, left > 0xFFFF0000u ? 0xFFFF0000u : (uint32_t)left);
+        do
+            tw_dev_wait_irq(chip, 64);
+        while (tw_dev_read(chip, TW_REG_STATUS, &st) == 0 && (st & TW_STATUS_ADVANCING_MASK));
+        tw_dev_read(chip, TW_REG_NOW_LO, &lo);
+        tw_dev_read(chip, TW_REG_NOW_HI, &hi);
+        t = (uint64_t)hi << 32 | lo;
+    }
+}
+
+/* Real time, the chip's counter past 2^47: a reset (NOW reads 0 again) must
+ * not read as the counter wrapping forward, which fired every timer at once,
+ * up to their whole interval early. */
+static void test_reset_past_2_47(const tw_backend *b)
+{
+    script_run *r = malloc(sizeof *r);
+    tw_config cfg = {.source = TW_TIME_INTERNAL, .prescale = 63};
+    if (!r || sr_open(r, b, &cfg, run_chip_past_2_47) < 0) {
+        CHECK(0);
+        goto out;
+    }
+    uint64_t start = 0;
+    CHECK_OK(tw_now(&r->wheel, &start));
+    CHECK(start > UINT64_C(1) << 47);
+    for (size_t i = 0; i < 4; i++)
+        sr_start(r, i, 1000 + 3000 * (uint64_t)i);
+    for (int k = 0; k < 4; k++) {
+        tw_dev_wait_irq(&r->dev, 64 * 50);
+        CHECK(tw_service(&r->wheel, 64) >= 0);
+    }
+    uint64_t cycles = tw_dev_cycles(&r->dev);
+    r->dev.ops->reset(r->dev.ctx); /* behind the driver's back */
+    CHECK(tw_service(&r->wheel, 64) >= 0);
+    /* Ticks since the start, by the chip's clock: prescale + 1 cycles each. */
+    for (size_t i = 0; i < 4; i++)
+        if (r->fired[i] && start + (tw_dev_cycles(&r->dev) - cycles) / 64 + 200 < r->deadline[i])
+            tw_test_fail(__FILE__, __LINE__, "timer %zu due at %llu fired right after the reset", i,
+                         (unsigned long long)r->deadline[i]);
+    CHECK(r->wheel.now < UINT64_C(1) << 48);
+    CHECK_EQ(r->wheel.stats.chip_resets, 1);
+out:
+    if (r)
+        sr_close(r);
+    free(r);
+}
+
 int tw_faults_suite(const tw_backend *b, uint64_t seed)
 {
     static const struct {
@@ -381,6 +700,9 @@ int tw_faults_suite(const tw_backend *b, uint64_t seed)
         {"real_time_bus_faults_resets", test_realtime_faults},
         {"overflow_storm", test_overflow_storm},
         {"ext_tick_glitches", test_ext_tick_glitches},
+        {"stuck_device", test_stuck_device},
+        {"bad_time_reading", test_bad_time_reading},
+        {"reset_past_2_47", test_reset_past_2_47},
     };
     int failed = 0;
     printf("# faults/%s: seed=%llu\n", b->name, (unsigned long long)seed);
