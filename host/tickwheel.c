@@ -710,13 +710,12 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     return (int)ran;
 }
 
-/* Real time: notice an overflow and rebuild from the driver's own records. */
-static int check_status(tw_wheel *w)
+/* What a STATUS reading says went wrong: a FIFO count the FIFO cannot hold,
+ * or an overflow (in virtual time too: late arms after a failed call can
+ * fill the FIFO), each swept from the driver's own records. */
+static int status_faults(tw_wheel *w, uint32_t st)
 {
-    uint32_t st;
-    int rc = reg_read(w, TW_REG_STATUS, &st);
-    if (rc < 0)
-        return rc;
+    int rc;
     if (TW_GET(TW_STATUS_FIFO_COUNT, st) > (1u << w->geo.fifo_log2)) {
         w->stats.bad_events++;
         w->need_resync = 1;
@@ -730,6 +729,14 @@ static int check_status(tw_wheel *w)
         w->need_resync = 1;
     }
     return 0;
+}
+
+/* Real time: notice an overflow and rebuild from the driver's own records. */
+static int check_status(tw_wheel *w)
+{
+    uint32_t st;
+    int rc = reg_read(w, TW_REG_STATUS, &st);
+    return rc < 0 ? rc : status_faults(w, st);
 }
 
 /* The chip state tw_init sets up: clock stopped, bitmap clear, stale events
@@ -787,6 +794,18 @@ static int rebuild_chip(tw_wheel *w)
      * counter never went back, so a time ahead of the driver's stands. */
     rc = reg_read(w, TW_REG_CTRL, &ctrl);
     int kept = rc == 0 && ctrl == w->ctrl;
+    /* A chip that came back as something else, or as another build (another
+     * geometry), cannot hold this wheel's slots: refused until it is the
+     * same again. */
+    uint32_t id = 0, caps = 0;
+    if (rc == 0)
+        rc = reg_read(w, TW_REG_ID, &id);
+    if (rc == 0)
+        rc = reg_read(w, TW_REG_CAPS, &caps);
+    if (rc == 0 && (id != TW_ID_MAGIC || TW_GET(TW_CAPS_LEVELS, caps) != w->geo.levels ||
+                    TW_GET(TW_CAPS_SLOT_BITS, caps) != w->geo.slot_bits ||
+                    TW_GET(TW_CAPS_FIFO_LOG2, caps) != w->geo.fifo_log2))
+        rc = TW_ENODEV;
     if (rc == 0)
         rc = chip_setup(w);
     if (rc == 0)
@@ -843,12 +862,31 @@ static int rebuild_chip(tw_wheel *w)
     return rc;
 }
 
+/* Virtual time: a failed call can leave the driver behind the chip, which
+ * holds on a tick whose events were not all read. The sweep then goes at the
+ * chip's time: from the driver's, it would arm visits the chip has passed,
+ * each reported at once, enough of them to overflow the FIFO again. */
+static int sync_virtual_now(tw_wheel *w)
+{
+    uint64_t t;
+    if (w->chip_reset)
+        return 0;
+    int rc = read_chip_now(w, &t);
+    if (rc < 0)
+        return rc;
+    if (t < w->now || t > w->adv_issued + w->adv_unsure)
+        chip_lost(w); /* gone back, or past what it was asked for */
+    else
+        w->now = t;
+    return 0;
+}
+
 static int recover_if_needed(tw_wheel *w)
 {
     int rc;
     if (!w->need_resync && !w->chip_reset)
         return 0;
-    rc = sync_now(w);
+    rc = w->source == TW_TIME_VIRTUAL ? sync_virtual_now(w) : sync_now(w);
     if (rc == 0 && w->chip_reset)
         return rebuild_chip(w);
     if (rc == 0)
@@ -964,8 +1002,16 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
          * neither an empty FIFO nor the end of a full one costs a read. */
         uint32_t st;
         rc = reg_read(w, TW_REG_STATUS, &st);
+        if (rc == 0)
+            rc = status_faults(w, st);
         if (rc < 0)
             return rc;
+        if (w->need_resync) {
+            rc = recover_if_needed(w);
+            if (rc < 0)
+                return rc;
+            continue;
+        }
         if (TW_GET(TW_STATUS_FIFO_COUNT, st) != 0) {
             rc = drain_events(w, TW_GET(TW_STATUS_FIFO_COUNT, st));
             if (rc < 0)
