@@ -382,6 +382,11 @@ typedef struct script_dev {
     /* After the backend's read: may change *v, or return an error. */
     int (*on_read)(struct script_dev *s, uint32_t addr, uint32_t *v);
     int irq_stuck; /* waits return the line high at once */
+    int fail_evt_info; /* the next EVT_INFO read fails (TW_EIO) */
+    /* A reset brings back another build (a C model of this geometry), or
+     * with `restore` the backend's own again (NULL, 0: the same chip). */
+    const tw_sim_config *reset_into;
+    const tw_backend *restore;
     int armed;     /* a one-shot fault still to come */
     uint32_t last_addr;
     tw_wheel *wheel;
@@ -391,6 +396,10 @@ static int sd_read(void *ctx, uint32_t addr, uint32_t *v)
 {
     script_dev *s = ctx;
     s->accesses++;
+    if (addr == TW_REG_EVT_INFO && s->fail_evt_info) {
+        s->fail_evt_info = 0;
+        return TW_EIO;
+    }
     int rc = tw_dev_read(&s->inner, addr, v);
     if (rc == 0 && s->on_read)
         rc = s->on_read(s, addr, v);
@@ -420,8 +429,17 @@ static uint64_t sd_cycles(void *ctx)
 static void sd_reset(void *ctx)
 {
     script_dev *s = ctx;
-    if (s->inner.ops->reset)
+    if (s->reset_into || s->restore) {
+        /* Another bitstream, fresh from reset. */
+        tw_dev_close(&s->inner);
+        int rc = s->restore ? s->restore->open(&s->inner, &s->restore->cfg) : tw_model_open(&s->inner, s->reset_into);
+        if (rc < 0)
+            abort();
+        s->reset_into = NULL;
+        s->restore = NULL;
+    } else if (s->inner.ops->reset) {
         s->inner.ops->reset(s->inner.ctx);
+    }
 }
 
 static void sd_close(void *ctx)
@@ -437,9 +455,9 @@ typedef struct script_run {
     tw_dev dev;
     tw_wheel wheel;
     void *mem;
-    tw_timer timers[8];
-    uint64_t deadline[8], fired_at[8];
-    int fired[8];
+    tw_timer timers[48];
+    uint64_t deadline[48], fired_at[48];
+    int fired[48];
 } script_run;
 
 static void sr_expired(tw_timer *t, uint64_t now, void *arg)
@@ -469,7 +487,7 @@ static int sr_open(script_run *r, const tw_backend *b, const tw_config *cfg, voi
         r->mem = malloc(tw_mem_size(&g));
         rc = r->mem ? tw_init(&r->wheel, &r->dev, r->mem, tw_mem_size(&g), cfg) : TW_ENOMEM;
     }
-    for (size_t i = 0; i < 8; i++)
+    for (size_t i = 0; i < 48; i++)
         tw_timer_init(&r->timers[i], sr_expired, r);
     return rc;
 }
@@ -636,6 +654,82 @@ static void test_bad_time_reading(const tw_backend *b)
     }
 }
 
+/* Virtual time: one EVT_INFO read fails while the chip holds on a tick with
+ * an event, so the call fails with the driver behind the chip; the caller
+ * then starts 40 short timers, whose visits the chip has passed: each is
+ * reported at once, and the FIFO of 16 overflows. The driver must see the
+ * overflow and lose none of them (the dropped visits' timers waited until
+ * tick 65,792). */
+static void test_virtual_overflow(const tw_backend *b)
+{
+    script_run *r = malloc(sizeof *r);
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    if (!r || sr_open(r, b, &cfg, NULL) < 0) {
+        CHECK(0);
+        goto out;
+    }
+    sr_start(r, 0, 1000);
+    r->sd.fail_evt_info = 1;
+    CHECK_EQ(tw_advance(&r->wheel, 2000, 1000), TW_EIO);
+    for (size_t i = 1; i <= 40; i++)
+        sr_start(r, i, 7 * i);
+    for (int n = 0; n < 100 && r->wheel.now < 2000; n++)
+        CHECK(tw_advance_to(&r->wheel, 2000, 1000) >= 0);
+    CHECK_EQ(r->wheel.now, 2000);
+    CHECK(r->wheel.stats.overflows >= 1);
+    int late = 0;
+    for (size_t i = 0; i <= 40; i++) {
+        CHECK_EQ(r->fired[i], 1);
+        CHECK(r->fired_at[i] >= r->deadline[i]);
+        late += r->fired_at[i] > r->deadline[i];
+    }
+    CHECK_EQ(r->wheel.stats.late_fires, (uint64_t)late);
+    printf("# faults/%s/virtual_overflow: %llu overflows seen, 41 timers fired once, %d late (started behind "
+           "the chip)\n", b->name, (unsigned long long)r->wheel.stats.overflows, late);
+out:
+    if (r)
+        sr_close(r);
+    free(r);
+}
+
+/* A chip that comes back from a reset as another build (2 levels instead of
+ * the wheel's): refused, every timer kept, time held; once the same build is
+ * back, everything fires on its tick. */
+static void test_reset_into_other_build(const tw_backend *b)
+{
+    static const tw_sim_config other = {.levels = 2, .slot_bits = 8, .fifo_log2 = 4};
+    static const tw_sim_config other1 = {.levels = 1, .slot_bits = 8, .fifo_log2 = 4};
+    script_run *r = malloc(sizeof *r);
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    if (!r || sr_open(r, b, &cfg, NULL) < 0) {
+        CHECK(0);
+        goto out;
+    }
+    sr_start(r, 0, 100);
+    sr_start(r, 1, 3000);
+    sr_start(r, 2, 200000);
+    CHECK_OK(tw_advance(&r->wheel, 50, 100));
+    r->sd.reset_into = b->cfg.levels == 2 ? &other1 : &other;
+    r->dev.ops->reset(r->dev.ctx);
+    for (int n = 0; n < 3; n++)
+        CHECK_EQ(tw_advance_to(&r->wheel, 300000, 100), TW_ENODEV);
+    CHECK_EQ(r->wheel.now, 50);
+    CHECK_EQ(tw_count_pending(&r->wheel), 3);
+    r->sd.restore = b; /* the right bitstream again */
+    r->dev.ops->reset(r->dev.ctx);
+    for (int n = 0; n < 100 && r->wheel.now < 300000; n++)
+        CHECK(tw_advance_to(&r->wheel, 300000, 100) >= 0);
+    CHECK_EQ(r->wheel.now, 300000);
+    for (size_t i = 0; i < 3; i++) {
+        CHECK_EQ(r->fired[i], 1);
+        CHECK_EQ(r->fired_at[i], r->deadline[i]);
+    }
+out:
+    if (r)
+        sr_close(r);
+    free(r);
+}
+
 /* The bare chip's time taken past 2^47 (34 days at 48 MHz), in virtual
  * time over an empty bitmap. */
 static void run_chip_past_2_47(tw_dev *chip)
@@ -703,6 +797,8 @@ int tw_faults_suite(const tw_backend *b, uint64_t seed)
         {"stuck_device", test_stuck_device},
         {"bad_time_reading", test_bad_time_reading},
         {"reset_past_2_47", test_reset_past_2_47},
+        {"virtual_overflow", test_virtual_overflow},
+        {"reset_into_other_build", test_reset_into_other_build},
     };
     int failed = 0;
     printf("# faults/%s: seed=%llu\n", b->name, (unsigned long long)seed);
