@@ -327,8 +327,13 @@ static int timer_check(const tw_wheel *w, const tw_timer *t)
         return TW_EINVAL;
     if (t->magic != TW_TIMER_MAGIC)
         return TW_ECORRUPT;
+    /* An idle timer links to itself (tw_timer_init, every unlink); a queued
+     * one never does: a `where` that says otherwise was written over. */
+    int alone = t->link.next == &t->link;
     if (t->where == WHERE_IDLE)
-        return 0;
+        return alone && t->link.prev == &t->link ? 0 : TW_ECORRUPT;
+    if (alone)
+        return TW_ECORRUPT;
     if (w && t->where != WHERE_EXPIRED && t->where - WHERE_SLOT0 >= w->nslots)
         return TW_ECORRUPT;
     return 0;
@@ -541,7 +546,15 @@ static int visit_one(tw_wheel *w, size_t idx, tw_timer *t)
 static int visit_continue(tw_wheel *w, int all, int *rc)
 {
     size_t idx = w->visit_idx;
+    size_t walked = 0;
     while (visit_pending(w)) {
+        /* A slot cannot hold more timers than are queued: a longer walk is
+         * a list the caller's memory broke (a queued timer initialised
+         * again, say), and would never end. */
+        if (++walked > w->pending + 1) {
+            *rc = TW_ECORRUPT;
+            return 1;
+        }
         if (!all && w->visit_batch) {
             if (w->visit_left == 0) {
                 w->stats.visit_splits++;

@@ -816,11 +816,43 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(tw_stop(w, &q.timer), TW_ECORRUPT);
     CHECK_EQ(tw_start(w, &q.timer, 5), TW_ECORRUPT);
     q.timer.link.next = saved;
+    /* A `where` written over with a plausible value: an idle timer that
+     * claims a slot (a start was accepted and lost, a stop counted a timer
+     * that was never queued), a queued one that claims to be idle (a start
+     * linked it twice and the next visit never ended). */
+    probe idle, queued;
+    tw_timer_init(&idle.timer, on_fire, &idle);
+    idle.timer.where = 5;
+    CHECK_EQ(tw_pending(&idle.timer), TW_ECORRUPT);
+    CHECK_EQ(tw_start(w, &idle.timer, 5), TW_ECORRUPT);
+    CHECK_EQ(tw_stop(w, &idle.timer), TW_ECORRUPT);
+    start_probe(&f, &queued, 25);
+    size_t count = tw_count_pending(w);
+    uint32_t where = queued.timer.where;
+    queued.timer.where = 0;
+    CHECK_EQ(tw_stop(w, &queued.timer), TW_ECORRUPT);
+    CHECK_EQ(tw_start(w, &queued.timer, 5), TW_ECORRUPT);
+    CHECK_EQ(tw_count_pending(w), count);
+    queued.timer.where = where;
     CHECK_OK(tw_advance(w, 30, 10));
     CHECK_EQ(p.fired, 1);
     CHECK_EQ(p.fired_at, 10);
     CHECK_EQ(q.fired, 1);
     CHECK_EQ(q.fired_at, q.deadline);
+    CHECK_EQ(queued.fired, 1);
+    CHECK_EQ(queued.fired_at, queued.deadline);
+
+    /* A queued timer initialised again and started elsewhere leaves its
+     * slot's list pointing at it: the slot's next visit ends with
+     * TW_ECORRUPT (it never ended), here and in every later call. */
+    probe r0, r1, r2;
+    start_probe(&f, &r0, 100);
+    start_probe(&f, &r1, 100);
+    start_probe(&f, &r2, 100);
+    CHECK_OK(tw_timer_init(&r1.timer, on_fire, &r1));
+    CHECK_OK(tw_start(w, &r1.timer, 5000));
+    CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), TW_ECORRUPT);
 
     /* Too little memory, wrong device, dead device. */
     tw_wheel w2;
