@@ -498,6 +498,25 @@ static void sr_close(script_run *r)
     free(r->mem);
 }
 
+/* A script run opened on the backend, or NULL (the failure checked). */
+static script_run *sr_new(const tw_backend *b, const tw_config *cfg, void (*before)(tw_dev *chip))
+{
+    script_run *r = malloc(sizeof *r);
+    if (r && sr_open(r, b, cfg, before) == 0)
+        return r;
+    CHECK(0);
+    if (r)
+        sr_close(r);
+    free(r);
+    return NULL;
+}
+
+static void sr_free(script_run *r)
+{
+    sr_close(r);
+    free(r);
+}
+
 static void sr_start(script_run *r, size_t i, uint64_t ticks)
 {
     CHECK_OK(tw_start(&r->wheel, &r->timers[i], ticks));
@@ -534,12 +553,10 @@ static int frozen_advancing(script_dev *s, uint32_t addr, uint32_t *v)
  * exactly once the device behaves. */
 static void test_stuck_device(const tw_backend *b)
 {
-    script_run *r = malloc(sizeof *r);
     tw_config cfg = {.source = TW_TIME_VIRTUAL};
-    if (!r || sr_open(r, b, &cfg, NULL) < 0) {
-        CHECK(0);
-        goto out;
-    }
+    script_run *r = sr_new(b, &cfg, NULL);
+    if (!r)
+        return;
     sr_start(r, 0, 100);
     sr_start(r, 1, 700);
     CHECK_OK(tw_advance(&r->wheel, 50, 100));
@@ -568,10 +585,7 @@ static void test_stuck_device(const tw_backend *b)
     CHECK_EQ(r->fired[1], 1);
     CHECK_EQ(r->fired_at[0], 100);
     CHECK_EQ(r->fired_at[1], 700);
-out:
-    if (r)
-        sr_close(r);
-    free(r);
+    sr_free(r);
 }
 
 /* One NOW_HI read out of range, once events have come. */
@@ -607,14 +621,9 @@ static void test_bad_time_reading(const tw_backend *b)
     tw_config cfg = {.source = TW_TIME_INTERNAL, .prescale = 16 * scale - 1};
     int (*const scripts[])(script_dev *, uint32_t, uint32_t *) = {bad_now_hi_after_pop, low_now_lo};
     for (size_t k = 0; k < 2; k++) {
-        script_run *r = malloc(sizeof *r);
-        if (!r || sr_open(r, b, &cfg, NULL) < 0) {
-            CHECK(0);
-            if (r)
-                sr_close(r);
-            free(r);
+        script_run *r = sr_new(b, &cfg, NULL);
+        if (!r)
             return;
-        }
         uint64_t now = 0, most = 0;
         CHECK_OK(tw_now(&r->wheel, &now));
         sr_start(r, 0, 300); /* level 1: its first visit moves it to level 0 */
@@ -649,8 +658,7 @@ static void test_bad_time_reading(const tw_backend *b)
                (unsigned long long)(r->fired_at[0] - r->deadline[0] > r->fired_at[1] - r->deadline[1]
                                         ? r->fired_at[0] - r->deadline[0]
                                         : r->fired_at[1] - r->deadline[1]));
-        sr_close(r);
-        free(r);
+        sr_free(r);
     }
 }
 
@@ -662,12 +670,10 @@ static void test_bad_time_reading(const tw_backend *b)
  * tick 65,792). */
 static void test_virtual_overflow(const tw_backend *b)
 {
-    script_run *r = malloc(sizeof *r);
     tw_config cfg = {.source = TW_TIME_VIRTUAL};
-    if (!r || sr_open(r, b, &cfg, NULL) < 0) {
-        CHECK(0);
-        goto out;
-    }
+    script_run *r = sr_new(b, &cfg, NULL);
+    if (!r)
+        return;
     sr_start(r, 0, 1000);
     r->sd.fail_evt_info = 1;
     CHECK_EQ(tw_advance(&r->wheel, 2000, 1000), TW_EIO);
@@ -686,10 +692,7 @@ static void test_virtual_overflow(const tw_backend *b)
     CHECK_EQ(r->wheel.stats.late_fires, (uint64_t)late);
     printf("# faults/%s/virtual_overflow: %llu overflows seen, 41 timers fired once, %d late (started behind "
            "the chip)\n", b->name, (unsigned long long)r->wheel.stats.overflows, late);
-out:
-    if (r)
-        sr_close(r);
-    free(r);
+    sr_free(r);
 }
 
 /* A chip that comes back from a reset as another build (2 levels instead of
@@ -699,12 +702,10 @@ static void test_reset_into_other_build(const tw_backend *b)
 {
     static const tw_sim_config other = {.levels = 2, .slot_bits = 8, .fifo_log2 = 4};
     static const tw_sim_config other1 = {.levels = 1, .slot_bits = 8, .fifo_log2 = 4};
-    script_run *r = malloc(sizeof *r);
     tw_config cfg = {.source = TW_TIME_VIRTUAL};
-    if (!r || sr_open(r, b, &cfg, NULL) < 0) {
-        CHECK(0);
-        goto out;
-    }
+    script_run *r = sr_new(b, &cfg, NULL);
+    if (!r)
+        return;
     sr_start(r, 0, 100);
     sr_start(r, 1, 3000);
     sr_start(r, 2, 200000);
@@ -724,10 +725,7 @@ static void test_reset_into_other_build(const tw_backend *b)
         CHECK_EQ(r->fired[i], 1);
         CHECK_EQ(r->fired_at[i], r->deadline[i]);
     }
-out:
-    if (r)
-        sr_close(r);
-    free(r);
+    sr_free(r);
 }
 
 /* The bare chip's time taken past 2^47 (34 days at 48 MHz), in virtual
@@ -753,12 +751,10 @@ static void run_chip_past_2_47(tw_dev *chip)
  * up to their whole interval early. */
 static void test_reset_past_2_47(const tw_backend *b)
 {
-    script_run *r = malloc(sizeof *r);
     tw_config cfg = {.source = TW_TIME_INTERNAL, .prescale = 63};
-    if (!r || sr_open(r, b, &cfg, run_chip_past_2_47) < 0) {
-        CHECK(0);
-        goto out;
-    }
+    script_run *r = sr_new(b, &cfg, run_chip_past_2_47);
+    if (!r)
+        return;
     uint64_t start = 0;
     CHECK_OK(tw_now(&r->wheel, &start));
     CHECK(start > UINT64_C(1) << 47);
@@ -778,10 +774,7 @@ static void test_reset_past_2_47(const tw_backend *b)
                          (unsigned long long)r->deadline[i]);
     CHECK(r->wheel.now < UINT64_C(1) << 48);
     CHECK_EQ(r->wheel.stats.chip_resets, 1);
-out:
-    if (r)
-        sr_close(r);
-    free(r);
+    sr_free(r);
 }
 
 int tw_faults_suite(const tw_backend *b, uint64_t seed)
