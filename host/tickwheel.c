@@ -1020,9 +1020,10 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
         if (rc < 0)
             return rc;
         if (w->need_resync) {
-            rc = recover_if_needed(w);
-            if (rc < 0)
-                return rc;
+            /* Swept at the top of the loop; a STATUS that asks for it again
+             * and again without time moving is broken. */
+            if (w->now == stall_now && ++stalls > stall_limit(w))
+                return TW_EDEVICE;
             continue;
         }
         if (TW_GET(TW_STATUS_FIFO_COUNT, st) != 0) {

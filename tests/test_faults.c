@@ -538,6 +538,15 @@ static int stuck_fifo(script_dev *s, uint32_t addr, uint32_t *v)
     return 0;
 }
 
+/* A FIFO count the FIFO cannot hold, in every STATUS reading. */
+static int impossible_count(script_dev *s, uint32_t addr, uint32_t *v)
+{
+    (void)s;
+    if (addr == TW_REG_STATUS)
+        *v |= TW_STATUS_FIFO_COUNT_MASK;
+    return 0;
+}
+
 /* A chip that stopped with its interrupt line stuck high: STATUS says it is
  * still advancing, with nothing in the FIFO, for ever. */
 static int frozen_advancing(script_dev *s, uint32_t addr, uint32_t *v)
@@ -548,9 +557,11 @@ static int frozen_advancing(script_dev *s, uint32_t addr, uint32_t *v)
     return 0;
 }
 
-/* Virtual time: a device that repeats itself makes tw_advance fail, in a
- * bounded number of accesses (it looped for ever), and the wheel goes on
- * exactly once the device behaves. */
+/* Virtual time: a device that repeats itself (the same event for ever, an
+ * interrupt with nothing behind it, an impossible FIFO count in every
+ * STATUS) makes tw_advance fail, in a bounded number of accesses (the first
+ * two looped for ever), and the wheel goes on exactly once the device
+ * behaves. */
 static void test_stuck_device(const tw_backend *b)
 {
     tw_config cfg = {.source = TW_TIME_VIRTUAL};
@@ -563,8 +574,8 @@ static void test_stuck_device(const tw_backend *b)
     static const struct {
         int (*on_read)(script_dev *, uint32_t, uint32_t *);
         int irq_stuck, expect;
-    } faults[] = {{stuck_fifo, 0, TW_EDEVICE}, {frozen_advancing, 1, TW_ETIMEDOUT}};
-    for (size_t k = 0; k < 2; k++) {
+    } faults[] = {{stuck_fifo, 0, TW_EDEVICE}, {frozen_advancing, 1, TW_ETIMEDOUT}, {impossible_count, 0, TW_EDEVICE}};
+    for (size_t k = 0; k < 3; k++) {
         r->sd.on_read = faults[k].on_read;
         r->sd.irq_stuck = faults[k].irq_stuck;
         uint64_t before = r->sd.accesses;
