@@ -976,6 +976,17 @@ static unsigned stall_limit(const tw_wheel *w)
     return (2u << w->geo.fifo_log2) * (w->geo.levels + 1) + 16;
 }
 
+/* One more round at w->now; true once too many have passed there. The
+ * count starts again wherever time has moved, by whatever path. */
+static int stalled(const tw_wheel *w, uint64_t *at, unsigned *rounds)
+{
+    if (w->now != *at) {
+        *at = w->now;
+        *rounds = 0;
+    }
+    return ++*rounds > stall_limit(w);
+}
+
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
 {
     unsigned ran = 0, rebuilds = 0, phantom_counts = 0, stalls = 0;
@@ -1022,7 +1033,7 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
         if (w->need_resync) {
             /* Swept at the top of the loop; a STATUS that asks for it again
              * and again without time moving is broken. */
-            if (w->now == stall_now && ++stalls > stall_limit(w))
+            if (stalled(w, &stall_now, &stalls))
                 return TW_EDEVICE;
             continue;
         }
@@ -1032,14 +1043,10 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
                 return rc;
             /* A count with no event behind it, again and again, or events
              * that never move time on (the same one shown for ever): broken. */
-            if ((rc == 0 && ++phantom_counts > 16) || (w->now == stall_now && ++stalls > stall_limit(w))) {
+            if ((rc == 0 && ++phantom_counts > 16) || stalled(w, &stall_now, &stalls)) {
                 w->stats.bad_events++;
                 w->need_resync = 1;
                 return TW_EDEVICE;
-            }
-            if (w->now != stall_now) {
-                stall_now = w->now;
-                stalls = 0;
             }
             continue;
         }
@@ -1090,7 +1097,7 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
         if (rc > 0) {
             /* An interrupt that time never follows: a line stuck high on a
              * chip that stopped. */
-            if (w->now == stall_now && ++stalls > stall_limit(w))
+            if (stalled(w, &stall_now, &stalls))
                 return TW_ETIMEDOUT;
             slice = ADVANCE_SLICE_MIN;
             waited = 0;
