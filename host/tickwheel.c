@@ -45,7 +45,7 @@ const char *tw_strerror(int err)
     case TW_EINVAL: return "invalid argument";
     case TW_ECORRUPT: return "timer not initialised or corrupted";
     case TW_ERANGE: return "interval runs past the end of 64-bit time";
-    case TW_ENODEV: return "no tickwheel device (none there, or wrong ID or version)";
+    case TW_ENODEV: return "no tickwheel device (none there, closed, or wrong ID or version)";
     case TW_EIO: return "bus transaction failed";
     case TW_ETIMEDOUT: return "device did not respond in time";
     case TW_EDEVICE: return "device returned an impossible value";

@@ -10,6 +10,8 @@
 
 #include <stdint.h>
 
+#include "tw_err.h"
+
 typedef struct tw_dev_ops {
     const char *name;
     /* One bus transaction each. Return 0, or a negative TW_E* code. */
@@ -35,21 +37,23 @@ typedef struct tw_dev {
     uint64_t reads, writes, waits, irqs;
 } tw_dev;
 
+/* A closed device (tw_dev_close) answers every call with TW_ENODEV, so a
+ * wheel still attached to it gets an error, not a crash. */
 static inline int tw_dev_read(tw_dev *d, uint32_t addr, uint32_t *value)
 {
     d->reads++;
-    return d->ops->read(d->ctx, addr, value);
+    return d->ops ? d->ops->read(d->ctx, addr, value) : TW_ENODEV;
 }
 
 static inline int tw_dev_write(tw_dev *d, uint32_t addr, uint32_t value)
 {
     d->writes++;
-    return d->ops->write(d->ctx, addr, value);
+    return d->ops ? d->ops->write(d->ctx, addr, value) : TW_ENODEV;
 }
 
 static inline int tw_dev_wait_irq(tw_dev *d, uint64_t max_cycles)
 {
-    int rc = d->ops->wait_irq(d->ctx, max_cycles);
+    int rc = d->ops ? d->ops->wait_irq(d->ctx, max_cycles) : TW_ENODEV;
     d->waits++;
     if (rc > 0)
         d->irqs++;
@@ -58,7 +62,7 @@ static inline int tw_dev_wait_irq(tw_dev *d, uint64_t max_cycles)
 
 static inline uint64_t tw_dev_cycles(tw_dev *d)
 {
-    return d->ops->cycles ? d->ops->cycles(d->ctx) : 0;
+    return d->ops && d->ops->cycles ? d->ops->cycles(d->ctx) : 0;
 }
 
 static inline void tw_dev_close(tw_dev *d)

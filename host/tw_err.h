@@ -8,7 +8,7 @@ enum tw_err {
     TW_EINVAL    = -1, /* bad argument: NULL, zero budget, bad geometry */
     TW_ECORRUPT  = -2, /* timer not initialised, or its links are damaged */
     TW_ERANGE    = -3, /* interval runs past the end of 64-bit time */
-    TW_ENODEV    = -4, /* no device there, or wrong ID or unsupported
+    TW_ENODEV    = -4, /* no device there (or closed), or wrong ID or unsupported
                         * register-map version */
     TW_EIO       = -5, /* bus transaction failed */
     TW_ETIMEDOUT = -6, /* device did not respond in time */

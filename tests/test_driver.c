@@ -874,6 +874,41 @@ out:
     tw_fixture_close(&f);
 }
 
+/* A wheel whose device was closed under it: every call that needs the
+ * chip says so (TW_ENODEV), none crashes, and the timers stay the
+ * caller's to stop. */
+static void test_closed_device(const tw_backend *b)
+{
+    tw_fixture f;
+    probe near, far, late;
+    uint64_t ticks = 0;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    tw_wheel *w = &f.wheel;
+    start_probe(&f, &near, 10);
+    start_probe(&f, &far, 5000);
+    tw_dev_close(&f.dev);
+    CHECK_EQ(tw_advance(w, 20, 10), TW_ENODEV);
+    CHECK_EQ(tw_advance(w, 20, 10), TW_ENODEV);
+    CHECK_EQ(tw_ticks_until_next(w, 100, &ticks), TW_ENODEV);
+    CHECK_EQ(tw_dev_cycles(&f.dev), 0);
+    CHECK_EQ(near.fired, 0);
+    CHECK_EQ(tw_pending(&near.timer), 1);
+    /* A start in virtual time needs no answer from the chip; its arm fails
+     * and is counted, and the timer is queued like the others. */
+    uint64_t bus_errors = w->stats.bus_errors;
+    CHECK_OK(tw_timer_init(&late.timer, on_fire, &late));
+    CHECK_OK(tw_start(w, &late.timer, 300000));
+    CHECK(w->stats.bus_errors > bus_errors);
+    CHECK_EQ(tw_count_pending(w), 3);
+    CHECK_EQ(tw_stop(w, &near.timer), 1);
+    CHECK_EQ(tw_stop(w, &far.timer), 1);
+    CHECK_EQ(tw_stop(w, &late.timer), 1);
+    CHECK_EQ(tw_count_pending(w), 0);
+out:
+    tw_fixture_close(&f);
+}
+
 /* The tests named in `only` (NULL-terminated), or all of them if it is NULL. */
 int tw_driver_suite_only(const tw_backend *b, const char *const *only)
 {
@@ -898,6 +933,7 @@ int tw_driver_suite_only(const tw_backend *b, const char *const *only)
         {"overflow_recovery", test_overflow_recovery},
         {"realtime_prescaler", test_realtime},
         {"bad_input", test_bad_input},
+        {"closed_device", test_closed_device},
     };
     int failed = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
