@@ -396,6 +396,49 @@ static int parse_u64(const char *opt, const char *s, uint64_t *out)
     return -1;
 }
 
+/* "M,B,F": three numbers as parse_u64 reads them, each small enough that
+ * the range check after the options sees it unchanged. */
+static int parse_geometry(const char *s, unsigned *m, unsigned *b, unsigned *f)
+{
+    unsigned *fields[3] = {m, b, f};
+    char buf[64];
+    size_t len = strlen(s);
+    if (len >= sizeof buf)
+        return -1;
+    memcpy(buf, s, len + 1);
+    char *part = buf;
+    for (int i = 0; i < 3; i++) {
+        char *comma = strchr(part, ',');
+        if ((i < 2) != (comma != NULL))
+            return -1;
+        if (comma)
+            *comma = 0;
+        uint64_t v;
+        if (tw_arg_u64(part, 0, 1000, &v))
+            return -1;
+        *fields[i] = (unsigned)v;
+        if (comma)
+            part = comma + 1;
+    }
+    return 0;
+}
+
+/* getopt_long takes any unambiguous prefix of a long option (--time for
+ * --timers); tw-sim takes whole names only, so that a typo is not read as
+ * another option. The word getopt just read is the option's, or the one
+ * before it when its value came as the next word. */
+static int whole_option_name(char **argv, const char *name)
+{
+    const char *word = argv[optind - 1];
+    if (optarg && optarg == argv[optind - 1] && optind >= 2)
+        word = argv[optind - 2];
+    if (strncmp(word, "--", 2) != 0)
+        return 1;
+    word += 2;
+    size_t len = strcspn(word, "=");
+    return len == strlen(name) && strncmp(word, name, len) == 0;
+}
+
 /* Can the run's output go to path? Checked before the run, so that a bad
  * path costs no simulation; a file the check creates is removed again. */
 static int check_writable(const char *opt, const char *path)
@@ -498,17 +541,23 @@ int main(int argc, char **argv)
     int c;
     opterr = 0; /* our own messages, below */
     progress.on = isatty(STDERR_FILENO);
-    while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+    int opt_index = -1;
+    while ((c = getopt_long(argc, argv, ":h", opts, &opt_index)) != -1) {
+        if (opt_index >= 0 && c != '?' && c != ':' && !whole_option_name(argv, opts[opt_index].name)) {
+            fprintf(stderr, "tw-sim: unknown option '%s' (did you mean --%s? tw-sim --help lists the options)\n",
+                    optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1],
+                    opts[opt_index].name);
+            return 2;
+        }
+        opt_index = -1;
         switch (c) {
-        case 'g': {
-            char tail;
-            if (sscanf(optarg, "%u,%u,%u%c", &geo_m, &geo_b, &geo_f, &tail) != 3) {
+        case 'g':
+            if (parse_geometry(optarg, &geo_m, &geo_b, &geo_f)) {
                 fprintf(stderr, "tw-sim: --geometry wants M,B,F (e.g. 2,10,4), not '%s'\n", optarg);
                 return 2;
             }
             geometry_given = 1;
             break;
-        }
         case 'c': {
             sc = NULL;
             for (size_t i = 0; i < NSCENARIOS; i++)

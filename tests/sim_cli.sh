@@ -41,6 +41,12 @@ bad spi-prob-form  "not '5%'"                       --backend spi --spi-corrupt 
 bad geometry-range "geometry 5,8,4 is out of range" --backend model --geometry 5,8,4
 bad geometry-form  "--geometry wants M,B,F"         --backend model --geometry 4x8
 bad geometry-rtl   "--geometry needs --backend model" --geometry 2,8,4
+bad geometry-wrap  "not '4294967297,8,4'"          --backend model --geometry 4294967297,8,4
+bad geometry-sign  "not '+2,+10,+4'"               --backend model --geometry +2,+10,+4
+bad geometry-extra "not '2,8,4,'"                  --backend model --geometry 2,8,4,
+# A long option is taken by its whole name only: --time is not --timers.
+bad abbreviation   "unknown option '--time' (did you mean --timers?" --time 5
+bad abbrev-equals  "unknown option '--dur=200'"    --dur=200
 bad duration       "--duration must be 100..2^48"   --duration 5
 bad plot-name      "ending in .svg"                 --plot out.png
 bad stray-argument "unexpected argument 'extra'"    extra
@@ -52,6 +58,10 @@ bad trace-path     "--trace: cannot write '/nonexistent/dir/w.fst'" --trace /non
 bad plot-path      "--plot: cannot write '/nonexistent/dir/p.svg'" --backend model --plot /nonexistent/dir/p.svg
 mkdir "$out/dir.svg"
 bad plot-dir       "Is a directory"                 --backend model --plot "$out/dir.svg"
+
+# The geometry's numbers are read as the other numbers are: hex after 0x.
+"$SIM" --backend model --geometry 0x2,8,4 --timers 10 --duration 200 > "$out/hexgeo" 2>&1
+check sim-geometry-hex grep -q 'RESULT: ok' "$out/hexgeo"
 
 # 010 is ten, not eight.
 "$SIM" --backend model --timers 010 --duration 200 > "$out/ten" 2>&1
