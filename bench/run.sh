@@ -15,7 +15,8 @@
 # with the size.
 #   WORKLOADS="w1 w3"          run only these (default: w1 w1service w2 w3 w4 micro)
 #   ENGINES="scheme7 heap"     only these engines (default: all)
-#   APPEND=1                   add to the CSV files instead of starting them afresh
+#   APPEND=1                   add to the CSV files (and machine.txt) instead of starting
+#                              them afresh: a subset run without it leaves only its own rows
 set -u
 BUILD=${BUILD:-build}
 WORKLOADS=${WORKLOADS:-"w1 w1service w2 w3 w4 micro"}
@@ -49,14 +50,18 @@ ok() { [ $QUICK = 1 ] && echo "ok bench-quick/$1"; return 0; }
 fail() { echo "FAIL bench-quick/$1"; FAILS=$((FAILS + 1)); }
 say() { [ $QUICK = 1 ] || echo "[bench $(date +%H:%M:%S)] $*"; }
 
-# The machine, for the report.
+# The machine, for the report: one block per run, added to the earlier
+# runs' blocks with APPEND=1 (each block says which workloads it ran).
+[ "$APPEND" = 1 ] && [ -s "$OUT/machine.txt" ] && echo >> "$OUT/machine.txt" || : > "$OUT/machine.txt"
 {
+    echo "workloads: $WORKLOADS"
+    echo "engines: $ENGINES"
     echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
     echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
     echo "nproc: $(nproc)"
     echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //')"
     echo "cc: $(${CC:-cc} --version | head -1)"
-} > "$OUT/machine.txt"
+} >> "$OUT/machine.txt"
 
 # run_sized WORKLOAD CSV SKIPCSV LIMIT SIZEOPT SIZES EXTRA...: every engine at
 # every size; rows to CSV, skips to SKIPCSV, a failing exit is reported.

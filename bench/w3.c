@@ -2,8 +2,14 @@
  * events per timer, against mean interval T over slots per level M and the
  * number of levels m, on the C model of the chip.
  *
- *   bench-w3 --levels m --slot-bits b --dist fixed|exp --t T [--timers K]
- *            [--fires F] [--seed S]
+ *   bench-w3 --t T [--levels m] [--slot-bits b] [--dist fixed|exp]
+ *            [--timers K] [--fires F] [--seed S] [--time-limit S]
+ *
+ * Defaults: m = 1, b = 8 (M = 256 slots a level), fixed intervals, K = 1,
+ * F = 20,000. A hashed wheel needs about T/M events per timer, so a long T
+ * on few levels runs for hours: --time-limit S stops a run whose CPU time
+ * passes S seconds and prints "skipped,m,b,dist,T,projected seconds,reason"
+ * (exit 3).
  *
  * K timers run at once (default 1); each, when it fires, starts again with
  * a new interval (fixed: T; exp: exponential with mean T, at least 1 tick),
@@ -70,6 +76,7 @@ int main(int argc, char **argv)
 {
     tw_sim_config chip = {.levels = 1, .slot_bits = 8, .fifo_log2 = 4, .trace = NULL};
     uint64_t k = 1, fires = 20000, seed = 1, t = 0;
+    double time_limit = 0;
     const char *dist = "fixed";
     for (int i = 1; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--levels"))
@@ -84,14 +91,21 @@ int main(int argc, char **argv)
             fires = bench_count(argv[i], argv[i + 1], 1, UINT64_C(1) << 32);
         else if (!strcmp(argv[i], "--seed"))
             seed = bench_count(argv[i], argv[i + 1], 0, UINT64_MAX);
+        else if (!strcmp(argv[i], "--time-limit"))
+            time_limit = bench_seconds(argv[i], argv[i + 1]);
         else if (!strcmp(argv[i], "--dist") && (!strcmp(argv[i + 1], "fixed") || !strcmp(argv[i + 1], "exp")))
             dist = argv[i + 1];
         else
             t = 0, i = argc; /* usage below */
     }
     if (!t || argc % 2 == 0) {
-        fprintf(stderr, "usage: bench-w3 --levels m --slot-bits b --dist fixed|exp --t T "
-                        "[--timers K] [--fires F] [--seed S]\n");
+        fprintf(stderr, "usage: bench-w3 --t T [--levels m] [--slot-bits b] [--dist fixed|exp] "
+                        "[--timers K] [--fires F] [--seed S] [--time-limit S]\n");
+        return 2;
+    }
+    if (chip.levels * chip.slot_bits > 44) {
+        fprintf(stderr, "bench-w3: --levels x --slot-bits must be at most 44 (the chip's levels "
+                        "all fit its 48-bit tick), not %u x %u\n", chip.levels, chip.slot_bits);
         return 2;
     }
 
@@ -118,11 +132,23 @@ int main(int argc, char **argv)
         arm(&w, &w.timers[i], 0);
     }
     uint64_t irqs0 = dev.irqs, events0 = w.wheel.stats.events;
+    double cpu0 = bench_cpu_s();
     while (w.fired < fires) {
         rc = tw_advance(&w.wheel, UINT64_C(1) << 24, UINT32_MAX);
         if (rc < 0) {
             fprintf(stderr, "bench-w3: tw_advance: %s\n", tw_strerror(rc));
             return 2;
+        }
+        double spent = bench_cpu_s() - cpu0;
+        if (time_limit > 0 && spent > time_limit && w.fired < fires) {
+            if (w.fired)
+                printf("skipped,%u,%u,%s,%" PRIu64 ",%.0f,projected from %" PRIu64 " of %" PRIu64
+                       " fires in %.0f s\n", chip.levels, chip.slot_bits, dist, t,
+                       spent * (double)fires / (double)w.fired, w.fired, fires, spent);
+            else
+                printf("skipped,%u,%u,%s,%" PRIu64 ",,no timer fired in %.0f s\n", chip.levels,
+                       chip.slot_bits, dist, t, spent);
+            return 3;
         }
     }
     double m_slots = (double)(1u << chip.slot_bits);

@@ -71,7 +71,7 @@ typedef struct tw_config {
      * s > 0: coarse mode, no cascades: tw_start rounds a deadline up to a slot
      * boundary, late by at most interval / (2^s - 1) ticks; a timer is seen
      * at most 2^s + 1 times before it fires (below the top level's reach).
-     * Range starts stay inside their range in either mode. */
+     * Range starts stay inside their range in either mode. At most 16. */
     unsigned coarse_shift;
     /* Bits 63:48 of the wheel's 64-bit time at start (the chip counts 48). */
     uint16_t epoch;
@@ -137,7 +137,9 @@ const char *tw_strerror(int err);
 int tw_probe(tw_dev *dev, tw_geometry *geo);
 /* Bytes of caller memory tw_init needs for this geometry. */
 size_t tw_mem_size(const tw_geometry *geo);
-/* Probes the chip, clears its bitmap, starts its clock source. */
+/* Probes the chip, clears its bitmap, starts its clock source. `mem` is
+ * tw_mem_size() bytes aligned for a pointer (malloc's are). TW_ESTATE if
+ * the chip is in the middle of an ADVANCE (another host drives it). */
 int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_config *cfg);
 
 int tw_timer_init(tw_timer *t, tw_callback cb, void *arg);
@@ -153,11 +155,13 @@ int tw_stop(tw_wheel *w, tw_timer *t);
 /* 1 if pending, 0 if not, TW_ECORRUPT for a damaged timer. */
 int tw_pending(const tw_timer *t);
 /* Handles the chip's pending events and runs at most `budget` callbacks;
- * returns how many ran. Later calls resume where this one stopped. */
+ * returns how many ran. Later calls resume where this one stopped. Not
+ * from inside a callback (TW_ESTATE). */
 int tw_service(tw_wheel *w, unsigned budget);
 /* Virtual time: moves time forward by `ticks`, running every expiry at its
  * exact tick, at most `budget` callbacks; returns how many ran. If the budget
- * runs out first, time stops there; tw_advance(w, 0, budget) continues. */
+ * runs out first, time stops there; tw_advance(w, 0, budget) continues.
+ * TW_ESTATE in real time or from inside a callback. */
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget);
 /* Virtual time: tw_advance to an absolute tick (not before the last target). */
 int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget);

@@ -120,6 +120,11 @@ report() { # command, its exit status, its output
     step test-programs-refuse-bad-numbers sh -c '"$0/tests/test-engines" --engine heap --ops 1000 --seed 12x 2>&1 | grep -q "^usage:" &&
         { "$0/tests/test-engines" --engine heap --ops 1000 --seed " 5" > /dev/null 2>&1; [ $? -eq 2 ]; } &&
         "$0/tests/test-spi" --seed 1 --ops 0 2>&1 | grep -q "^usage:"' "$BUILD"
+    # bench-w3 names an impossible geometry, and stops a run that would take
+    # hours at its --time-limit (2^40 ticks on 256 slots: 2^32 visits a timer).
+    # shellcheck disable=SC2016
+    step bench-w3-refuses-and-stops sh -c '"$0/bench-w3" --t 64 --levels 4 --slot-bits 12 2>&1 | grep -q "at most 44" &&
+        { "$0/bench-w3" --t 1099511627776 --fires 1 --time-limit 1 | grep -q "^skipped,1,8,fixed,"; }' "$BUILD"
     step wave-layout-matches-trace sh -c "$BUILD/tw-sim $WAVE_ARGS --trace $BUILD/wave.fst &&
         sh tools/check_gtkw.sh sim/tickwheel.gtkw $BUILD/wave.fst $BUILD/fst-signals"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md

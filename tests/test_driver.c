@@ -445,6 +445,7 @@ typedef struct reentry {
     int self_runs, victim_runs, child_runs, zero_runs;
     uint64_t child_at, zero_at, last_self_at;
     int period_ok;
+    int nested_rc[2]; /* tw_advance and tw_service called from a callback */
 } reentry;
 
 static void on_victim(tw_timer *t, uint64_t now, void *arg)
@@ -491,6 +492,11 @@ static void on_self(tw_timer *t, uint64_t now, void *arg)
     }
     if (r->self_runs == 4)
         tw_stop(w, t), tw_start(w, t, 37); /* stop then start itself */
+    if (r->self_runs == 5) {
+        /* Service from inside service is refused, and changes nothing. */
+        r->nested_rc[0] = tw_advance(w, 1, 10);
+        r->nested_rc[1] = tw_service(w, 10);
+    }
 }
 
 static void test_reentrant(const tw_backend *b)
@@ -516,6 +522,8 @@ static void test_reentrant(const tw_backend *b)
     CHECK_EQ(r.zero_at, 3 * 37);
     CHECK_EQ(r.child_runs, 1);
     CHECK_EQ(r.child_at, 3 * 37 + 1000);
+    CHECK_EQ(r.nested_rc[0], TW_ESTATE);
+    CHECK_EQ(r.nested_rc[1], TW_ESTATE);
     CHECK_EQ(tw_count_pending(&f.wheel), 0);
 out:
     tw_fixture_close(&f);
@@ -854,10 +862,15 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
     CHECK_EQ(tw_advance(w, 0, 10), TW_ECORRUPT);
 
-    /* Too little memory, wrong device, dead device. */
+    /* Too little memory, memory not aligned for the list heads, a coarse
+     * shift past 16, wrong device, dead device. */
     tw_wheel w2;
     tw_config cfg = {.source = TW_TIME_VIRTUAL};
     CHECK_EQ(tw_init(&w2, &f.dev, small, sizeof small, &cfg), TW_ENOMEM);
+    CHECK_EQ(tw_init(&w2, &f.dev, (char *)f.mem + 1, 1 << 20, &cfg), TW_EINVAL);
+    cfg.coarse_shift = 17;
+    CHECK_EQ(tw_init(&w2, &f.dev, f.mem, 1 << 20, &cfg), TW_EINVAL);
+    cfg.coarse_shift = 0;
     cfg.source = (enum tw_time_source)7;
     CHECK_EQ(tw_init(&w2, &f.dev, f.mem, 1 << 20, &cfg), TW_EINVAL);
     tw_dev_ops fake_ops = {"fake", fake_read, fake_write, fake_wait, NULL, NULL, NULL, NULL};
