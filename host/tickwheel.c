@@ -115,8 +115,12 @@ static uint64_t field(const tw_wheel *w, uint64_t t, unsigned level)
 static unsigned place_level(const tw_wheel *w, uint64_t d, uint64_t h)
 {
     uint64_t key = w->coarse_shift ? (d - h) >> w->coarse_shift : d ^ h;
-    /* key is never 0 in exact mode (h < d); in coarse mode 0 is level 0. */
-    unsigned level = key ? (63u - (unsigned)__builtin_clzll(key)) / w->geo.slot_bits : 0;
+    /* The number of whole b-bit fields below key's top bit, counted with
+     * three shifts (a chip has at most four levels) rather than a division
+     * by b, which a start's other work cannot hide (docs/performance.md, W2). */
+    unsigned b = w->geo.slot_bits;
+    unsigned level = (unsigned)((key >> b) != 0) + (unsigned)((key >> 2 * b) != 0) +
+                     (unsigned)((key >> 3 * b) != 0);
     return level < w->geo.levels ? level : w->geo.levels - 1;
 }
 
@@ -138,11 +142,10 @@ static int visit_at(const tw_wheel *w, size_t idx, uint64_t d)
 
 /* Coarse mode: round d up to a slot boundary of the level it lands on, so it
  * fires straight from its slot. Rounding can lift it a level; a few rounds
- * settle it. The slack stays within (deadline - h) >> coarse_shift. */
-static uint64_t coarse_deadline(const tw_wheel *w, uint64_t d, uint64_t h)
+ * settle it. The slack stays within (deadline - h) >> coarse_shift. Kept
+ * out of line: its loop would cost every exact-mode start a larger frame. */
+__attribute__((noinline)) static uint64_t coarse_round(const tw_wheel *w, uint64_t d, uint64_t h)
 {
-    if (!w->coarse_shift)
-        return d;
     for (unsigned i = 0; i < w->geo.levels; i++) {
         uint64_t unit = UINT64_C(1) << (place_level(w, d, h) * w->geo.slot_bits);
         uint64_t up = (d + unit - 1) & ~(unit - 1);
@@ -153,6 +156,11 @@ static uint64_t coarse_deadline(const tw_wheel *w, uint64_t d, uint64_t h)
         d = up;
     }
     return d;
+}
+
+static inline uint64_t coarse_deadline(const tw_wheel *w, uint64_t d, uint64_t h)
+{
+    return w->coarse_shift ? coarse_round(w, d, h) : d;
 }
 
 /* First visit of slot `idx` strictly after tick h. */
@@ -321,7 +329,7 @@ static int links_ok(const tw_timer *t)
 /* The checks every call makes on a timer. Its links are checked where they
  * are followed (links_ok before an unlink), so a start that leaves the
  * timer where it is touches only the timer itself. */
-static int timer_check(const tw_wheel *w, const tw_timer *t)
+static inline int timer_check(const tw_wheel *w, const tw_timer *t)
 {
     if (!t)
         return TW_EINVAL;
