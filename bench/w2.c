@@ -66,6 +66,8 @@ int main(int argc, char **argv)
         if ((k & 1023) == 1023 && o.time_limit > 0 && bench_now_s() - t0 > o.time_limit) {
             printf("skipped,%s,%" PRIu64 ",,filling passed %.0f s after %" PRIu64 " timers\n",
                    o.engine->name, n, o.time_limit, k + 1);
+            o.engine->destroy(e);
+            free(iv);
             return 3;
         }
     }
@@ -85,6 +87,7 @@ int main(int argc, char **argv)
                 printf("skipped,%s,%" PRIu64 ",%.0f,projected from the first %" PRIu64 " iterations\n",
                        o.engine->name, n, projected, probe);
                 o.engine->destroy(e);
+                free(iv);
                 return 3;
             }
         }

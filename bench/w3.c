@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     }
 
     w3 w = {.rng = seed, .t = t, .fires_wanted = fires, .exp = !strcmp(dist, "exp")};
-    tw_dev dev;
+    tw_dev dev = {0};
     tw_geometry geo;
     tw_config cfg = {.source = TW_TIME_VIRTUAL};
     int rc = tw_model_open(&dev, &chip);
@@ -123,9 +123,10 @@ int main(int argc, char **argv)
         rc = TW_ENOMEM;
     if (rc == 0)
         rc = tw_init(&w.wheel, &dev, mem, tw_mem_size(&geo), &cfg);
+    int status = 2;
     if (rc < 0) {
         fprintf(stderr, "bench-w3: %s\n", tw_strerror(rc));
-        return 2;
+        goto done;
     }
     for (uint64_t i = 0; i < k; i++) {
         tw_timer_init(&w.timers[i], expired, &w);
@@ -137,7 +138,7 @@ int main(int argc, char **argv)
         rc = tw_advance(&w.wheel, UINT64_C(1) << 24, UINT32_MAX);
         if (rc < 0) {
             fprintf(stderr, "bench-w3: tw_advance: %s\n", tw_strerror(rc));
-            return 2;
+            goto done;
         }
         double spent = bench_cpu_s() - cpu0;
         if (time_limit > 0 && spent > time_limit && w.fired < fires) {
@@ -148,7 +149,8 @@ int main(int argc, char **argv)
             else
                 printf("skipped,%u,%u,%s,%" PRIu64 ",,no timer fired in %.0f s\n", chip.levels,
                        chip.slot_bits, dist, t, spent);
-            return 3;
+            status = 3;
+            goto done;
         }
     }
     double m_slots = (double)(1u << chip.slot_bits);
@@ -157,9 +159,12 @@ int main(int argc, char **argv)
            chip.slot_bits, dist, t, (double)t / m_slots, w.fired,
            (double)(w.wheel.stats.events - events0) / (double)w.fired,
            (double)(dev.irqs - irqs0) / (double)w.fired, predicted, w.late);
-    tw_dev_close(&dev);
+    status = w.late ? 1 : 0;
+done:
+    if (dev.ops)
+        tw_dev_close(&dev);
     free(mem);
     free(w.timers);
     free(w.deadline);
-    return w.late ? 1 : 0;
+    return status;
 }

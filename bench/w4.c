@@ -122,6 +122,9 @@ int main(int argc, char **argv)
             if (o.time_limit > 0 && spent > o.time_limit / 20 && spent / frac > o.time_limit) {
                 printf("skipped,%s,%" PRIu64 ",%.0f,projected from %.2f%% of the run in %.1f s\n",
                        o.engine->name, conns, spent / frac, frac * 100, spent);
+                o.engine->destroy(w.e);
+                free(w.rto_deadline);
+                free(w.rng);
                 return 3;
             }
             if (!o.quiet && frac >= next_progress) {
