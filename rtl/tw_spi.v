@@ -106,22 +106,29 @@ module tw_spi #(
     endfunction
 
     // ------------------------------------------------------ synchronisers
-    // Two flops each; sck_q[2] is history for edge detection. CS_N resets to
-    // "deselected" so a frame never starts out of reset.
+    // Two flops each; sck_q[2] is history for edge detection. A frame
+    // starts only where CS_N falls: out of reset the bridge is deselected
+    // until it has seen CS_N high, so a reset in the middle of a frame (a
+    // button, a lost PLL lock) never joins that frame part way through,
+    // where its later bits could pass for a whole request.
     reg [2:0] sck_q;
     reg [1:0] cs_n_q, mosi_q;
+    reg       cs_high_seen_q;
     always @(posedge i_clk) begin
         if (i_rst) begin
             sck_q  <= 3'b000;
-            cs_n_q <= 2'b11;
+            cs_n_q <= 2'b00;
             mosi_q <= 2'b00;
+            cs_high_seen_q <= 1'b0;
         end else begin
             sck_q  <= {sck_q[1:0], i_sck};
             cs_n_q <= {cs_n_q[0], i_cs_n};
             mosi_q <= {mosi_q[0], i_mosi};
+            if (cs_n_q[1])
+                cs_high_seen_q <= 1'b1;
         end
     end
-    wire sel      = !cs_n_q[1];
+    wire sel      = !cs_n_q[1] && cs_high_seen_q;
     wire mosi     = mosi_q[1];
     wire sck_rise = sel && sck_q[1] && !sck_q[2];
     wire sck_fall = sel && !sck_q[1] && sck_q[2];
@@ -357,14 +364,15 @@ module tw_spi #(
     // Witness runs only, a host as fast as the bridge allows: SCK toggles on
     // every clock (a bit every two clocks, an edge every clock through the
     // synchronisers), and CS_N stays low until the request's last byte is
-    // under way (then it may rise to end the frame and start the next).
-    // These only narrow the inputs, so a trace found here is a trace of the
-    // unchanged bridge; they spare the solver every slower pattern.
+    // under way (then it may rise to end the frame and start the next),
+    // once the bridge has seen it high after reset. These only narrow the
+    // inputs, so a trace found here is a trace of the unchanged bridge;
+    // they spare the solver every slower pattern.
     always @(posedge i_clk)
         if (f_past_valid)
             assume(i_sck != $past(i_sck));
     always @(*)
-        if (f_past_valid)
+        if (f_past_valid && cs_high_seen_q)
             assume(!i_cs_n || bit_q >= CRC_LAST);
 `endif
 
@@ -374,6 +382,8 @@ module tw_spi #(
         // the bridge's own register never reaches the bus
         `TW_SPI_ASSERT(!o_wb_cyc || o_wb_adr != TW_REG_SPI_ERRORS);
         `TW_SPI_ASSERT(!o_wb_cyc || last_ok_q);
+        // out of reset nothing is counted or executed before CS_N was high
+        if (!cs_high_seen_q) `TW_SPI_ASSERT(!sel && bit_q == 0 && !o_wb_cyc);
         `TW_SPI_ASSERT(bit_q <= FRAME_END);
         // the decodes of bit_q are the ranges they name
         `TW_SPI_ASSERT(in_req == (bit_q < F_REQ_END));

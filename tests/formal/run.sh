@@ -116,7 +116,7 @@ prove evfifo-d2        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
 prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove spi              ind     2 4 tw_spi "$spi" ""
-prove spi-executed     witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
+prove spi-executed     witness 99:100 99:100 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
 prove spi-deadline     ind     2 4 tw_spi "$spi" "ACK_MAX=118" TW_SPI_F_DEADLINE
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
 prove core-ind         ind     4 4 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"

@@ -979,6 +979,58 @@ module tb_tw_spi;
         end
     endtask
 
+    // A reset in the middle of a frame with CS_N held low (a button, a lost
+    // PLL lock): the bridge counts no bit until it has seen CS_N high, so
+    // the rest of the frame is not taken for a request. This read of
+    // VERSION is built so that its bits from 16 on form a write of ARM_LO
+    // (word 5) with a good CRC: bytes 0-1 are a multiple of the CRC's
+    // polynomial, so the remainder of bytes 2-7 alone is zero too.
+    task t_reset_midframe;
+        reg [7:0] d1, c;
+        reg [47:0] req;
+        reg [103:0] tx;
+        integer i, n0, n1;
+        begin
+            section = "reset mid-frame";
+            settle;
+            d1 = crc8_byte(8'h00, 8'h01);                      // 0x01 d1: remainder 0
+            c = crc8({8'h01, d1, 24'h89DEAD});
+            req = {8'h01, d1, 24'h89DEAD, c};
+            c = crc8_byte(crc8_byte(crc8_byte(crc8_byte(crc8_byte(crc8_byte(8'h00, 8'h89), 8'hDE), 8'hAD),
+                                     c), 8'h00), 8'h00);
+            check("the frame's tail alone is a good request", c, 8'h00);
+            tx = {req, 56'd0};
+            n0 = acc_n[0]; n1 = acc_n[1];
+            @(negedge clk) begin cs_n = 2'b00; sck = 1'b0; end
+            repeat (8) @(negedge clk);
+            for (i = 0; i < 104; i = i + 1) begin
+                if (i == 16) begin
+                    rst = 1'b1;
+                    repeat (3) @(negedge clk);
+                    rst = 1'b0;
+                end
+                mosi = tx[103 - i];
+                repeat (4) @(negedge clk);
+                sck = 1'b1;
+                repeat (4) @(negedge clk);
+                sck = 1'b0;
+            end
+            repeat (4) @(negedge clk);
+            cs_n = 2'b11;
+            repeat (40) @(negedge clk);
+            check("accesses from the frame's tail (core)", acc_n[0] - n0, 0);
+            check("accesses from the frame's tail (bridge)", acc_n[1] - n1, 0);
+            // Both came out of reset: the next frame on each is a new request.
+            m_ok[0] = 1'b0; m_ok[1] = 1'b0;
+            m_ecnt[0] = 0; m_ecnt[1] = 0; m_flag[0] = 0; m_flag[1] = 0;
+            m_late[0] = 0; m_late[1] = 0;
+            exp_acc[0] = acc_n[0]; exp_acc[1] = acc_n[1];
+            rd(0, TW_REG_ID, TW_ID_MAGIC);
+            rd(1, TW_REG_SPI_ERRORS, 0);
+            settle;
+        end
+    endtask
+
     // ================================================================= main
     initial begin
         #(64'd2_000_000_000);
@@ -1022,6 +1074,7 @@ module tb_tw_spi;
         t_random;
         t_slow;
         t_reset;
+        t_reset_midframe;
         section = "end";
         $display("tb_tw_spi: %0d frames (%0d at exactly f_sys/8, %0d slow), smallest MISO setup before a rising edge %0.2f ns (clock %0.1f ns)",
                  n_frames, n_fast_exact, n_slow, min_margin, T);
