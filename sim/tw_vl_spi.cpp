@@ -146,6 +146,10 @@ void spi_reset(void *ctx)
     c->top->i_rst = 1;
     clock_cycles(c, 2);
     c->top->i_rst = 0;
+    // Out of reset the bridge takes a frame only once it has seen CS_N high
+    // (docs/spi.md): keep it high the 4 clocks a frame's gap asks for.
+    c->top->i_cs_n = 1;
+    clock_cycles(c, 4);
 }
 
 void spi_close(void *ctx)
