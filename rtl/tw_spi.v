@@ -111,24 +111,26 @@ module tw_spi #(
     // until it has seen CS_N high, so a reset in the middle of a frame (a
     // button, a lost PLL lock) never joins that frame part way through,
     // where its later bits could pass for a whole request.
+    // The second flop is held high (deselected) until then, so that `sel`
+    // stays a flop of its own, as the frame logic's timing wants.
     reg [2:0] sck_q;
     reg [1:0] cs_n_q, mosi_q;
     reg       cs_high_seen_q;
     always @(posedge i_clk) begin
         if (i_rst) begin
             sck_q  <= 3'b000;
-            cs_n_q <= 2'b00;
+            cs_n_q <= 2'b10;               // [0]: not yet seen high
             mosi_q <= 2'b00;
             cs_high_seen_q <= 1'b0;
         end else begin
             sck_q  <= {sck_q[1:0], i_sck};
-            cs_n_q <= {cs_n_q[0], i_cs_n};
+            cs_n_q <= {cs_n_q[0] || !cs_high_seen_q, i_cs_n};
             mosi_q <= {mosi_q[0], i_mosi};
-            if (cs_n_q[1])
+            if (cs_n_q[0])
                 cs_high_seen_q <= 1'b1;
         end
     end
-    wire sel      = !cs_n_q[1] && cs_high_seen_q;
+    wire sel      = !cs_n_q[1];
     wire mosi     = mosi_q[1];
     wire sck_rise = sel && sck_q[1] && !sck_q[2];
     wire sck_fall = sel && !sck_q[1] && sck_q[2];

@@ -129,9 +129,9 @@ if [ "$deep" = 1 ]; then
     prove core-cover-vhold cover  16 16 tw_core "$core" "$cgeo" TW_CORE_F_COVER=2 "$csub"
     prove core-cover-jump  cover  34 34 tw_core "$core" "$cgeo" TW_CORE_F_COVER=3 "$csub"
     prove core-cover-ovf   cover  24 24 tw_core "$core" "$cgeo" TW_CORE_F_COVER=4 "$csub"
-    prove spi-bad-crc      witness 98:99 98:99 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
-    prove spi-repeat       witness 196:197 196:197 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
-    prove spi-late         witness 126:130 126:130 tw_spi "$spi" "" TW_SPI_F_WITNESS=4
+    prove spi-bad-crc      witness 99:100 99:100 tw_spi "$spi" "" TW_SPI_F_WITNESS=1
+    prove spi-repeat       witness 197:198 197:198 tw_spi "$spi" "" TW_SPI_F_WITNESS=3
+    prove spi-late         witness 127:131 127:131 tw_spi "$spi" "" TW_SPI_F_WITNESS=4
 fi
 
 exit $failed
