@@ -94,11 +94,13 @@ module tw_core #(
             $finish;
         end
     end
-    assign o_wb_stall = 1'b0;
+    // One access at a time: a pipelined master sees the core stalled from
+    // the capture until the clock of the ack (a classic master ignores it).
+    assign o_wb_stall = pend_q || acc3_q;
 
     // ====================================================== bus: R and B0
     // A request is captured at the first clock edge that sees cyc & stb with
-    // ack low and no access outstanding; it is decoded (B0) in the next clock
+    // no access outstanding or in B3; it is decoded (B0) in the next clock
     // unless a virtual-time jump or an ADVANCE sum holds the bus, or, with
     // VHOLD, a CMD waits for the ticks in flight.
     reg        pend_q;                 // captured, not yet acked
@@ -153,15 +155,20 @@ module tw_core #(
     endfunction
     wire       req_cmd = req_kind_q[K_CMD];   // the request is a CMD write
     wire       dec     = req_v_q && !bus_hold && !(req_cmd && cmd_wait);
-    reg        acc1_q, acc2_q;         // the access is in B1, in B2
+    reg        acc1_q, acc2_q, acc3_q; // the access is in B1, in B2, in B3
+    // The master dropped cyc while the access was outstanding (Wishbone's
+    // abort): the access runs its course, but its ack is not given, so that
+    // it cannot be taken for the ack of the master's next request.
+    reg        abort_q;
     always @(posedge i_clk)
         if (i_rst) begin
-            pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; o_wb_ack <= 1'b0;
+            pend_q <= 1'b0; req_v_q <= 1'b0; acc1_q <= 1'b0; acc2_q <= 1'b0; acc3_q <= 1'b0;
+            o_wb_ack <= 1'b0; abort_q <= 1'b0;
             req_we_q <= 1'b0; req_adr_q <= 6'd0; req_dat_q <= 32'd0; req_advrd_q <= 1'b0;
             // (as decoded from the reset request: a read of ID, data 0)
             req_target_ok <= target_ok(32'd0); req_kind_q <= access_kind(6'd0, 1'b0);
         end else begin
-            if (!pend_q && i_wb_cyc && i_wb_stb && !o_wb_ack) begin
+            if (!pend_q && !acc3_q && i_wb_cyc && i_wb_stb) begin
                 pend_q    <= 1'b1;
                 req_v_q   <= 1'b1;
                 req_we_q  <= i_wb_we;
@@ -176,7 +183,9 @@ module tw_core #(
             end
             acc1_q   <= dec;
             acc2_q   <= acc1_q;
-            o_wb_ack <= acc2_q;
+            acc3_q   <= acc2_q;
+            o_wb_ack <= acc2_q && i_wb_cyc && !abort_q;
+            abort_q  <= pend_q && !acc2_q && (abort_q || !i_wb_cyc);
             if (acc2_q)
                 pend_q <= 1'b0;
         end
@@ -1094,15 +1103,18 @@ module tw_core #(
     localparam integer F_ACK_MAX = F_DEC_MAX + 3;
     reg       f_out;
     reg [5:0] f_wait;
-    wire      f_take = i_wb_cyc && i_wb_stb && !o_wb_ack && !f_out;
+    // f_aborted: cyc was low at a clock edge since the request was taken.
+    reg       f_aborted;
+    wire      f_take = i_wb_cyc && i_wb_stb && !f_out;
     always @(posedge i_clk)
         if (i_rst) begin
-            f_out <= 1'b0; f_wait <= 6'd0;
+            f_out <= 1'b0; f_wait <= 6'd0; f_aborted <= 1'b0;
         end else if (f_take) begin
-            f_out <= 1'b1; f_wait <= 6'd1;
+            f_out <= 1'b1; f_wait <= 6'd1; f_aborted <= 1'b0;
         end else begin
-            if (o_wb_ack) f_out <= 1'b0;
-            f_wait <= f_out && !o_wb_ack ? f_wait + 6'd1 : 6'd0;
+            if (acc3_q) f_out <= 1'b0;
+            f_wait <= f_out && !acc3_q ? f_wait + 6'd1 : 6'd0;
+            if (f_out && !i_wb_cyc) f_aborted <= 1'b1;
         end
     // What still holds a waiting request in B0, in clocks (0: decoded now):
     // the jump's states, the ADVANCE sum, a CMD in flight, and with VHOLD
@@ -1122,15 +1134,19 @@ module tw_core #(
         if (f_hold_f > f_hold) f_hold = f_hold_f;
     end
     always @(*) if (f_past_valid) begin
-        assert(!o_wb_stall);
-        // Never an ack without a taken request; the ack ends it (one ack
-        // per request), within the bound (the contract: under 40 clocks).
+        // Stalled exactly while a taken request is outstanding.
+        assert(o_wb_stall == f_out);
+        // Never an ack without a taken request; its B3 ends it, with the
+        // ack (one per request) unless cyc fell meanwhile (an abort: none),
+        // within the bound (the contract: under 40 clocks).
         if (o_wb_ack) assert(f_out && f_wait <= F_ACK_MAX);
+        assert(o_wb_ack == (acc3_q && !f_aborted));
         if (f_out) assert(f_wait >= 1 && f_wait <= F_ACK_MAX);
-        if (f_out && !o_wb_ack) assert(f_wait < F_ACK_MAX);
+        if (f_out && !acc3_q) assert(f_wait < F_ACK_MAX);
         // Helpers: the access's stages are one-hot and bound its wait.
-        assert(pend_q == (f_out && !o_wb_ack));
-        assert({3'd0, req_v_q} + {3'd0, acc1_q} + {3'd0, acc2_q} + {3'd0, o_wb_ack} == {3'd0, f_out});
+        assert(pend_q == (f_out && !acc3_q));
+        assert(abort_q == (pend_q && f_aborted));
+        assert({3'd0, req_v_q} + {3'd0, acc1_q} + {3'd0, acc2_q} + {3'd0, acc3_q} == {3'd0, f_out});
         if (req_v_q) assert({1'b0, f_wait} + {2'b0, f_hold} <= F_DEC_MAX && (f_hold == 0) == dec);
         if (step_c_q || step_p_q || step_v || step_h1 || step_h2 || step_g || step_e) assert(fly_q);
         if (acc1_q)  assert(f_wait <= F_DEC_MAX + 1);
@@ -1495,7 +1511,7 @@ module tw_core #(
             assert(!adv_sat_q);
         // Helpers: the sum's stages, its operands and partial sums.
         if (adv_st_q == 3'd1) assert(acc2_q);
-        if (adv_st_q == 3'd2) assert(o_wb_ack && !adv_pend_q);
+        if (adv_st_q == 3'd2) assert(acc3_q && !adv_pend_q);
         if (adv_st_q >= 3'd1 && adv_st_q <= 3'd3)
             assert({adv_add_hi_q, req_dat_q[15:0]} == f_adv_w && f_adv_sum == {1'b0, f_left} + {1'b0, f_adv_w});
         if (adv_st_q >= 3'd3 && adv_st_q <= 3'd5) assert(!adv_pend_q && !adv_borrow_q);

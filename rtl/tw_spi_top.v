@@ -32,8 +32,8 @@ module tw_spi_top #(
         .i_clk(i_clk), .i_rst(i_rst),
         .i_wb_cyc(wb_cyc), .i_wb_stb(wb_stb), .i_wb_we(wb_we), .i_wb_adr(wb_adr),
         .i_wb_dat(wb_wdat), .o_wb_ack(wb_ack),
-        // The bridge is a classic master (one access, held until ack) and the
-        // core never stalls, so the pipelined-mode stall has no reader.
+        // The bridge is a classic master (one access, held until ack), so
+        // the pipelined-mode stall has no reader.
         /* verilator lint_off PINCONNECTEMPTY */
         .o_wb_stall(),
         /* verilator lint_on PINCONNECTEMPTY */

@@ -23,7 +23,8 @@ module tw_core_top #(
     end
     wire        ack, irq;
     wire [31:0] dat;
-    // The classic bus never stalls: the stall output has no reader here.
+    // A classic master (one access, held until ack): the stall output has
+    // no reader here.
     /* verilator lint_off PINCONNECTEMPTY */
     tw_core #(.LEVELS(LEVELS), .SLOT_BITS(SLOT_BITS), .FIFO_LOG2(FIFO_LOG2)) u_core (
         .i_clk(i_clk), .i_rst(rst_q),

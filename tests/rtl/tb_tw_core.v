@@ -663,7 +663,7 @@ module tb_tw_core;
     reg chk_on = 1'b1;
     always @(negedge clk) if (!rst && chk_on) begin
         if (ack !== m_ack)  err("o_wb_ack vs model", ack, m_ack);
-        if (stall !== 1'b0) err("o_wb_stall", stall, 0);
+        if (stall !== (m_pend || m_ack)) err("o_wb_stall vs model (an access outstanding)", stall, m_pend || m_ack);
         if (irq !== m_irq) err("o_irq vs model", irq, m_irq);
         if (dut.tick_p !== m_tick_p) err("bus tick (dut.tick_p) vs model", dut.tick_p, m_tick_p);
         if (dut.searching_q !== m_searching) err("STATUS.SEARCHING (dut.searching_q) vs model", dut.searching_q, m_searching);
@@ -1094,6 +1094,65 @@ module tb_tw_core;
                 if (err_show) $display("       event %0d: late=%0d level=%0d slot=%0d, expected late=%0d level=%0d slot=%0d",
                                        q, dl_late[q], dl_lvl[q], dl_slot[q], late, lvl, slot);
             end
+        end
+    endtask
+
+    // Wishbone's abort: a master that drops cyc before the ack gets no ack
+    // for that access (it still takes effect), and its next request gets
+    // its own ack and data. A pipelined master, which strobes again while
+    // stall is low, is stalled while an access is outstanding, so every
+    // request it gets taken is acked, each once.
+    integer ab_n, ab_acks;
+    reg     ab_stall;
+    task t_bus_abort;
+        begin
+            section = "bus: abort";
+            chk_on = 1'b0;                  // the reference model acks every access it takes
+            cyc = 1'b1; stb = 1'b1; we = 1'b1; adr = TW_REG_ARM_LO; wdat = 32'hA5A5_A5A5;
+            @(negedge clk);
+            cyc = 1'b0; stb = 1'b0; we = 1'b0;
+            ab_acks = 0;
+            for (ab_n = 0; ab_n < 8; ab_n = ab_n + 1) begin
+                @(negedge clk);
+                if (ack) ab_acks = ab_acks + 1;
+            end
+            if (ab_acks != 0) err("acks for an access whose cycle was aborted", ab_acks, 0);
+            expect_reg(TW_REG_ARM_LO, 32'hA5A5_A5A5);
+            // aborted, and at once the next cycle: a read of ID
+            cyc = 1'b1; stb = 1'b1; we = 1'b1; adr = TW_REG_ARM_LO; wdat = 32'h5A5A_5A5A;
+            @(negedge clk);
+            cyc = 1'b0; stb = 1'b0; we = 1'b0;
+            @(negedge clk);
+            wb_read(TW_REG_ID, rv);
+            if (rv !== TW_ID_MAGIC) err_reg("read right after an aborted write", TW_REG_ID, "", rv, TW_ID_MAGIC);
+            if (last_ack < 4) err("that read's ack: clocks from its R (its own, not the aborted write's)", last_ack, 4);
+            repeat (8) @(negedge clk);
+            chk_on = 1'b1;
+            expect_reg(TW_REG_ARM_LO, 32'h5A5A_5A5A);
+
+            section = "bus: pipelined master";
+            cyc = 1'b1; stb = 1'b1; we = 1'b1; adr = TW_REG_ARM_LO; wdat = 32'h1234_5678;
+            @(negedge clk);                 // taken: stall was low
+            adr = TW_REG_ARM_HI; wdat = 32'h0000_9ABC;
+            ab_acks = 0;
+            ab_n = 0;
+            ab_stall = 1'b1;
+            while (ab_stall && ab_n < 40) begin
+                ab_stall = stall;           // taken at the next edge if low now
+                @(negedge clk);
+                ab_n = ab_n + 1;
+                if (ack) ab_acks = ab_acks + 1;
+            end
+            stb = 1'b0; we = 1'b0;
+            for (ab_n = 0; ab_n < 12; ab_n = ab_n + 1) begin
+                @(negedge clk);
+                if (ack) ab_acks = ab_acks + 1;
+            end
+            cyc = 1'b0;
+            @(negedge clk);
+            if (ab_acks != 2) err("acks for two pipelined requests", ab_acks, 2);
+            expect_reg(TW_REG_ARM_LO, 32'h1234_5678);
+            expect_reg(TW_REG_ARM_HI, 32'h0000_9ABC);
         end
     endtask
 
@@ -2709,6 +2768,8 @@ module tb_tw_core;
         @(negedge clk);
         t_ident;
         if (show_times) $display("time: %0s done at clock %0d", "t_ident", m_cyc);
+        t_bus_abort;
+        if (show_times) $display("time: %0s done at clock %0d", "t_bus_abort", m_cyc);
         t_advance;
         if (show_times) $display("time: %0s done at clock %0d", "t_advance", m_cyc);
         t_level0;
