@@ -103,7 +103,7 @@ module tw_core #(
     // no access outstanding or in B3; it is decoded (B0) in the next clock
     // unless a virtual-time jump or an ADVANCE sum holds the bus, or, with
     // VHOLD, a CMD waits for the ticks in flight.
-    reg        pend_q;                 // captured, not yet acked
+    reg        pend_q;                 // captured, not yet in B3
     reg        req_v_q;                // captured, not yet decoded
     reg        req_we_q;
     reg        req_advrd_q;            // the request is a read of ADVANCE
