@@ -60,15 +60,15 @@ int main(int argc, char **argv)
     for (uint64_t k = 0; k < iters; k++)
         iv[k] = FAR_MIN + bench_below(&rng, FAR_SPAN);
 
+    int status = 0;
     double t0 = bench_now_s();
     for (uint64_t k = 0; k < n; k++) {
         o.engine->start(e, (uint32_t)k, FAR_MIN + bench_below(&rng, FAR_SPAN));
         if ((k & 1023) == 1023 && o.time_limit > 0 && bench_now_s() - t0 > o.time_limit) {
             printf("skipped,%s,%" PRIu64 ",,filling passed %.0f s after %" PRIu64 " timers\n",
                    o.engine->name, n, o.time_limit, k + 1);
-            o.engine->destroy(e);
-            free(iv);
-            return 3;
+            status = 3;
+            goto done;
         }
     }
     double fill = bench_now_s() - t0;
@@ -86,9 +86,8 @@ int main(int argc, char **argv)
             if (projected > o.time_limit) {
                 printf("skipped,%s,%" PRIu64 ",%.0f,projected from the first %" PRIu64 " iterations\n",
                        o.engine->name, n, projected, probe);
-                o.engine->destroy(e);
-                free(iv);
-                return 3;
+                status = 3;
+                goto done;
             }
         }
     }
@@ -96,13 +95,15 @@ int main(int argc, char **argv)
     engine_dev_stats after = bench_dev_stats(o.engine, e);
     if (fired) {
         fprintf(stderr, "bench-w2: %s: %" PRIu64 " timers fired with no time passing\n", o.engine->name, fired);
-        return 1;
+        status = 1;
+        goto done;
     }
     printf("%s,%" PRIu64 ",%" PRIu64 ",%.1f,%.1f,%.3f,%" PRIu64 "\n", o.engine->name, n, iters,
            run / (double)iters * 1e9, n ? fill / (double)n * 1e9 : 0.0,
            (double)(after.reads + after.writes - before.reads - before.writes) / (double)iters,
            bench_peak_rss());
+done:
     o.engine->destroy(e);
     free(iv);
-    return 0;
+    return status;
 }

@@ -423,15 +423,18 @@ static int parse_geometry(const char *s, unsigned *m, unsigned *b, unsigned *f)
     return 0;
 }
 
+/* The word of the option getopt_long just read: the last word, or the one
+ * before it when the option's value came as the next word. */
+static const char *option_word(char **argv)
+{
+    return optarg && optarg == argv[optind - 1] && optind >= 2 ? argv[optind - 2] : argv[optind - 1];
+}
+
 /* getopt_long takes any unambiguous prefix of a long option (--time for
  * --timers); tw-sim takes whole names only, so that a typo is not read as
- * another option. The word getopt just read is the option's, or the one
- * before it when its value came as the next word. */
-static int whole_option_name(char **argv, const char *name)
+ * another option. */
+static int whole_option_name(const char *word, const char *name)
 {
-    const char *word = argv[optind - 1];
-    if (optarg && optarg == argv[optind - 1] && optind >= 2)
-        word = argv[optind - 2];
     if (strncmp(word, "--", 2) != 0)
         return 1;
     word += 2;
@@ -543,10 +546,9 @@ int main(int argc, char **argv)
     progress.on = isatty(STDERR_FILENO);
     int opt_index = -1;
     while ((c = getopt_long(argc, argv, ":h", opts, &opt_index)) != -1) {
-        if (opt_index >= 0 && c != '?' && c != ':' && !whole_option_name(argv, opts[opt_index].name)) {
+        if (opt_index >= 0 && c != '?' && c != ':' && !whole_option_name(option_word(argv), opts[opt_index].name)) {
             fprintf(stderr, "tw-sim: unknown option '%s' (did you mean --%s? tw-sim --help lists the options)\n",
-                    optarg && optarg == argv[optind - 1] ? argv[optind - 2] : argv[optind - 1],
-                    opts[opt_index].name);
+                    option_word(argv), opts[opt_index].name);
             return 2;
         }
         opt_index = -1;
