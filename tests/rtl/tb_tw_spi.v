@@ -967,6 +967,9 @@ module tb_tw_spi;
             @(negedge clk) rst = 1'b1;
             repeat (3) @(negedge clk);
             rst = 1'b0;
+            // CS_N stays high 4 clocks after a reset (docs/spi.md): the
+            // bridge starts a frame only once it has seen it high.
+            repeat (4) @(negedge clk);
             m_ok[0] = 1'b0; m_ok[1] = 1'b0;
             m_ecnt[0] = 0; m_ecnt[1] = 0; m_flag[0] = 0; m_flag[1] = 0;
             m_late[0] = 0; m_late[1] = 0;
