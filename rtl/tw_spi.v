@@ -106,34 +106,41 @@ module tw_spi #(
     endfunction
 
     // ------------------------------------------------------ synchronisers
-    // Two flops each; sck_q[2] is history for edge detection. A frame
-    // starts only where CS_N falls: out of reset the bridge is deselected
-    // until it has seen CS_N high, so a reset in the middle of a frame (a
-    // button, a lost PLL lock) never joins that frame part way through,
-    // where its later bits could pass for a whole request.
-    // The second flop is held high (deselected) until then, so that `sel`
-    // stays a flop of its own, as the frame logic's timing wants.
-    reg [2:0] sck_q;
-    reg [1:0] cs_n_q, mosi_q;
+    // Two flops each. A frame starts only where CS_N falls: out of reset
+    // the bridge is deselected until it has seen CS_N high, so a reset in
+    // the middle of a frame (a button, a lost PLL lock) never joins that
+    // frame part way through, where its later bits could pass for a whole
+    // request. The second flop is held high (deselected) until then, so
+    // that `sel` stays a flop of its own, as the frame logic's timing wants.
+    // The SCK edges are flops too, decoded from the synchronisers' next
+    // state, so they come at the same clock as a decode of a third SCK
+    // flop would: they are the strobes of all the frame logic, and a decode
+    // added a LUT and its routing to each of its paths (the iCE40 builds'
+    // critical paths ran from the SCK flops, docs/fpga.md).
+    reg [1:0] sck_q, cs_n_q, mosi_q;
     reg       cs_high_seen_q;
+    reg       sck_rise_q, sck_fall_q;
+    wire      sel_next = !cs_n_q[0] && cs_high_seen_q;
     always @(posedge i_clk) begin
         if (i_rst) begin
-            sck_q  <= 3'b000;
+            sck_q  <= 2'b00;
             cs_n_q <= 2'b10;               // [0]: not yet seen high
             mosi_q <= 2'b00;
             cs_high_seen_q <= 1'b0;
+            sck_rise_q <= 1'b0;
+            sck_fall_q <= 1'b0;
         end else begin
-            sck_q  <= {sck_q[1:0], i_sck};
-            cs_n_q <= {cs_n_q[0] || !cs_high_seen_q, i_cs_n};
+            sck_q  <= {sck_q[0], i_sck};
+            cs_n_q <= {!sel_next, i_cs_n};
             mosi_q <= {mosi_q[0], i_mosi};
             if (cs_n_q[0])
                 cs_high_seen_q <= 1'b1;
+            sck_rise_q <= sel_next && sck_q[0] && !sck_q[1];
+            sck_fall_q <= sel_next && !sck_q[0] && sck_q[1];
         end
     end
     wire sel      = !cs_n_q[1];
     wire mosi     = mosi_q[1];
-    wire sck_rise = sel && sck_q[1] && !sck_q[2];
-    wire sck_fall = sel && !sck_q[1] && sck_q[2];
 
     // -------------------------------------------------------------- state
     reg [6:0]  bit_q;         // rising edges seen in this frame, stops at FRAME_END
@@ -179,9 +186,9 @@ module tw_spi #(
     // CS_N high ends or aborts the frame; bits past the 13th byte are
     // ignored until CS_N rises.
     wire [6:0] bit_next = !sel ? 7'd0
-                        : sck_rise && !pos_q[P_END] ? bit_q + 1'b1 : bit_q;
+                        : sck_rise_q && !pos_q[P_END] ? bit_q + 1'b1 : bit_q;
 
-    wire        check = sck_rise && pos_q[P_CHECK];   // the request is complete
+    wire        check = sck_rise_q && pos_q[P_CHECK];   // the request is complete
 
     // The request's CRC is good when stepping the remainder with its last
     // bit leaves zero: remainder bits 6:0 zero and bit 7 equal to that bit.
@@ -227,7 +234,7 @@ module tw_spi #(
     // the deadline: status 0x00. The late count follows a clock later:
     // SPI_ERRORS is read only the clock after a `check` that found the bus
     // free, never the clock after a late frame.
-    wire        late_dead = sck_rise && pos_q[P_DEAD] && st_q[0] && o_wb_cyc && !i_wb_ack;
+    wire        late_dead = sck_rise_q && pos_q[P_DEAD] && st_q[0] && o_wb_cyc && !i_wb_ack;
     wire        late  = check ? req_crc_ok && o_wb_cyc : late_dead;
     reg         late_q;
 
@@ -252,9 +259,9 @@ module tw_spi #(
     // request comes in) and at a falling edge in bytes 8-11 (the data goes
     // out); a read's answer is loaded at bit 63's falling edge (a write's
     // echo is there already). One enable and one select for all 32 bits.
-    wire        req_shift_in  = sck_rise && in_req;
-    wire        req_load      = sck_fall && pos_q[P_LOAD] && !req_we;
-    wire        req_shift_out = sck_fall && in_data;
+    wire        req_shift_in  = sck_rise_q && in_req;
+    wire        req_load      = sck_fall_q && pos_q[P_LOAD] && !req_we;
+    wire        req_shift_out = sck_fall_q && in_data;
 
     always @(posedge i_clk) begin
         if (i_rst) begin
@@ -321,14 +328,14 @@ module tw_spi #(
 
             if (!sel || check)
                 crc_q <= 8'h00;                          // a new frame; now for the response
-            else if (sck_rise && in_crc)
+            else if (sck_rise_q && in_crc)
                 crc_q <= crc8_step(crc_q, mosi);
-            else if (sck_fall && in_resp)
+            else if (sck_fall_q && in_resp)
                 crc_q <= crc8_step(crc_q, tx_bit);
 
             if (!sel)
                 o_miso <= 1'b0;
-            else if (sck_fall)
+            else if (sck_fall_q)
                 o_miso <= in_resp && tx_bit;
         end
     end
@@ -362,6 +369,10 @@ module tw_spi #(
     always @(*)
         if (!o_wb_cyc)
             assume(!i_wb_ack);
+    // The synchronised SCK a clock ago: the edge flops are its edges.
+    reg f_sck_prev;
+    always @(posedge i_clk)
+        f_sck_prev <= !i_rst && sck_q[1];
 `ifdef TW_SPI_F_WITNESS
     // Witness runs only, a host as fast as the bridge allows: SCK toggles on
     // every clock (a bit every two clocks, an edge every clock through the
@@ -386,6 +397,8 @@ module tw_spi #(
         `TW_SPI_ASSERT(!o_wb_cyc || last_ok_q);
         // out of reset nothing is counted or executed before CS_N was high
         if (!cs_high_seen_q) `TW_SPI_ASSERT(!sel && bit_q == 0 && !o_wb_cyc);
+        `TW_SPI_ASSERT(sck_rise_q == (sel && sck_q[1] && !f_sck_prev));
+        `TW_SPI_ASSERT(sck_fall_q == (sel && !sck_q[1] && f_sck_prev));
         `TW_SPI_ASSERT(bit_q <= FRAME_END);
         // the decodes of bit_q are the ranges they name
         `TW_SPI_ASSERT(in_req == (bit_q < F_REQ_END));
@@ -413,14 +426,14 @@ module tw_spi #(
                 `TW_SPI_ASSERT(!o_wb_stb);
             // MISO moves only after a falling edge of SCK, or to 0 with CS_N high
             if (!$past(i_rst) && o_miso != $past(o_miso))
-                `TW_SPI_ASSERT($past(sck_fall) || (!$past(sel) && !o_miso));
+                `TW_SPI_ASSERT($past(sck_fall_q) || (!$past(sel) && !o_miso));
         end
 
     // ---- The frame as the host sent it: a shadow of the 48 request bits
     // (bytes 0-5), shifted in on the same edges the bridge counts.
     reg [47:0] f_frame;
     always @(posedge i_clk)
-        if (sck_rise && bit_q <= CRC_LAST)
+        if (sck_rise_q && bit_q <= CRC_LAST)
             f_frame <= {f_frame[46:0], mosi};
 
     // Reference CRC: the CRC-8 remainder of the bits received in this frame,
@@ -430,7 +443,7 @@ module tw_spi #(
     always @(posedge i_clk)
         if (i_rst || !sel)
             f_crc <= 8'h00;
-        else if (sck_rise && bit_q <= CRC_LAST)
+        else if (sck_rise_q && bit_q <= CRC_LAST)
             f_crc <= crc8_step(f_crc, mosi);
     wire [47:0] f_frame_next = {f_frame[46:0], mosi};   // at `check`: all 48 bits
     wire [39:0] f_req_next   = f_frame_next[47:8];
@@ -450,7 +463,7 @@ module tw_spi #(
             `TW_SPI_ASSERT(go_errclr_q == (!f_req_rep && req_err_adr && req_we
                                            && req_q[TW_SPI_ERRORS_FLAG_LSB]));
         end
-        if (sck_rise && bit_q == CRC_LAST)
+        if (sck_rise_q && bit_q == CRC_LAST)
             `TW_SPI_ASSERT(crc_low_zero_q == (crc_q[6:0] == 7'd0));
         `TW_SPI_ASSERT(crc_q == f_crc);
         `TW_SPI_ASSERT((req_q & f_req_mask) == (f_req_seen[39:0] & f_req_mask));
@@ -509,8 +522,8 @@ module tw_spi #(
     // The request register sends the data: until bit 63's falling edge it
     // holds the request (the saved one, in a done or repeated frame), after
     // it the data, shifted once per data bit sent.
-    wire f_loaded = bit_q > DATA_LOAD || (bit_q == DATA_LOAD && !sck_q[2]);
-    wire [6:0] f_sent = bit_q - DATA_LOAD - {6'd0, sck_q[2]};
+    wire f_loaded = bit_q > DATA_LOAD || (bit_q == DATA_LOAD && !f_sck_prev);
+    wire [6:0] f_sent = bit_q - DATA_LOAD - {6'd0, f_sck_prev};
     always @(*) if (f_past_valid && !i_rst) begin
         if (f_last_bus && !o_wb_cyc)
             `TW_SPI_ASSERT(f_resp_data == f_saved);
@@ -529,7 +542,7 @@ module tw_spi #(
     // repeat gets what the original access returned), zeros otherwise.
     reg f_data_bit, f_data_shown, f_data_saved, f_data_expect;
     always @(posedge i_clk) begin
-        f_data_bit    <= !i_rst && sck_fall && in_data;
+        f_data_bit    <= !i_rst && sck_fall_q && in_data;
         f_data_shown  <= st_q[0];
         f_data_saved  <= f_last_bus;
         f_data_expect <= f_saved[7'd95 - bit_q];
@@ -550,7 +563,7 @@ module tw_spi #(
     // access is acked by bit 62's rising edge, and none is outstanding when
     // a later request is checked. Kept inductive by a lower bound on the
     // clocks an access has waited: 4 per SCK edge since it began.
-    wire       f_edge = sck_q[1] != sck_q[2];   // an SCK edge reaches the logic
+    wire       f_edge = sck_q[1] != f_sck_prev;   // an SCK edge reaches the logic
     reg  [1:0] f_since;                          // clocks since the last one, up to 3
     reg  [4:0] f_edges;                          // edges since the access began, up to 30
     reg  [7:0] f_wait;                           // clocks the access has waited
@@ -572,8 +585,8 @@ module tw_spi #(
     end
     // Edges a frame has seen by its bit_q: from its start (an access from
     // an earlier frame), or from `check` (this frame's access).
-    wire [7:0] f_edges_frame = {bit_q, 1'b0} - {7'd0, sck_q[2]};
-    wire [7:0] f_edges_check = {bit_q - CRC_LAST - 1'b1, 1'b0} + {7'd0, !sck_q[2]};
+    wire [7:0] f_edges_frame = {bit_q, 1'b0} - {7'd0, f_sck_prev};
+    wire [7:0] f_edges_check = {bit_q - CRC_LAST - 1'b1, 1'b0} + {7'd0, !f_sck_prev};
     always @(*) if (f_past_valid && !i_rst) begin
         assert(!late);
         if (o_wb_cyc) begin
