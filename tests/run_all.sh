@@ -6,7 +6,10 @@ BUILD=${BUILD:-build}
 GEOMETRIES=${GEOMETRIES:-4_8_4}
 SEARCH_GEOMETRIES=${SEARCH_GEOMETRIES:-4_8}
 WAVE_ARGS=${WAVE_ARGS:---scenario mixed --timers 40 --duration 3000}
+# Exported so that the Icarus testbenches (tests/rtl/run.sh) run at this
+# seed too: `make test SEED=N` then replays the whole run, theirs included.
 SEED=${SEED:-$(date +%s)}
+export SEED
 LOG=$BUILD/test.log
 mkdir -p "$BUILD"
 : > "$LOG"
