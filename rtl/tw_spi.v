@@ -115,8 +115,8 @@ module tw_spi #(
     // The SCK edges are flops too, decoded from the synchronisers' next
     // state, so they come at the same clock as a decode of a third SCK
     // flop would: they are the strobes of all the frame logic, and a decode
-    // added a LUT and its routing to each of its paths (the iCE40 builds'
-    // critical paths ran from the SCK flops, docs/fpga.md).
+    // added a LUT and its routing to each of its paths (half of the HX8K
+    // builds' longest paths ran from the SCK flops, docs/fpga.md).
     reg [1:0] sck_q, cs_n_q, mosi_q;
     reg       cs_high_seen_q;
     reg       sck_rise_q, sck_fall_q;
