@@ -958,6 +958,16 @@ module tb_tw_spi;
         end
     endtask
 
+    // What a reset clears in both bridges, in the reference models: the
+    // saved request and SPI_ERRORS.
+    task models_reset;
+        begin
+            m_ok[0] = 1'b0; m_ok[1] = 1'b0;
+            m_ecnt[0] = 0; m_ecnt[1] = 0; m_flag[0] = 0; m_flag[1] = 0;
+            m_late[0] = 0; m_late[1] = 0;
+        end
+    endtask
+
     // Reset forgets the saved request: the same frame again is executed.
     task t_reset;
         begin
@@ -970,9 +980,7 @@ module tb_tw_spi;
             // CS_N stays high 4 clocks after a reset (docs/spi.md): the
             // bridge starts a frame only once it has seen it high.
             repeat (4) @(negedge clk);
-            m_ok[0] = 1'b0; m_ok[1] = 1'b0;
-            m_ecnt[0] = 0; m_ecnt[1] = 0; m_flag[0] = 0; m_flag[1] = 0;
-            m_late[0] = 0; m_late[1] = 0;
+            models_reset;
             retry(1, 0, 104, 0);
             expect_resp("the same write after reset", 8'h01, 32'hCAFE_F00D);
             rd(1, TW_REG_SPI_ERRORS, 0);
@@ -1024,9 +1032,7 @@ module tb_tw_spi;
             check("accesses from the frame's tail (core)", acc_n[0] - n0, 0);
             check("accesses from the frame's tail (bridge)", acc_n[1] - n1, 0);
             // Both came out of reset: the next frame on each is a new request.
-            m_ok[0] = 1'b0; m_ok[1] = 1'b0;
-            m_ecnt[0] = 0; m_ecnt[1] = 0; m_flag[0] = 0; m_flag[1] = 0;
-            m_late[0] = 0; m_late[1] = 0;
+            models_reset;
             exp_acc[0] = acc_n[0]; exp_acc[1] = acc_n[1];
             rd(0, TW_REG_ID, TW_ID_MAGIC);
             rd(1, TW_REG_SPI_ERRORS, 0);
