@@ -30,6 +30,10 @@
 #define WHERE_IDLE 0u
 #define WHERE_EXPIRED 1u
 #define WHERE_SLOT0 2u
+/* A queued timer's `where` carries its wheel's tag in the high half, so a
+ * timer passed to another wheel is refused instead of corrupting both
+ * wheels' counts; the low half is its place (expired or 2 + slot index). */
+#define WHERE_PLACE(where) ((where) & 0xFFFFu)
 #define TICK_MASK ((UINT64_C(1) << 48) - 1)
 #define ADVANCE_CHUNK 0xFFFF0000u /* below the chip's saturating 32-bit count */
 #define ADVANCE_SLICE_MIN 256u    /* cycles to wait before looking at STATUS again, */
@@ -322,7 +326,9 @@ static int clear_slot(tw_wheel *w, size_t idx)
  * which the unlink that follows needs anyway. */
 static int links_ok(const tw_timer *t)
 {
-    return t->link.next && t->link.prev && t->link.next->prev == &t->link &&
+    /* A link that is not even aligned is not followed at all. */
+    uintptr_t misaligned = ((uintptr_t)t->link.next | (uintptr_t)t->link.prev) % _Alignof(tw_list);
+    return t->link.next && t->link.prev && !misaligned && t->link.next->prev == &t->link &&
            t->link.prev->next == &t->link;
 }
 
@@ -342,8 +348,11 @@ static inline int timer_check(const tw_wheel *w, const tw_timer *t)
         return alone && t->link.prev == &t->link ? 0 : TW_ECORRUPT;
     if (alone)
         return TW_ECORRUPT;
-    if (w && t->where != WHERE_EXPIRED && t->where - WHERE_SLOT0 >= w->nslots)
-        return TW_ECORRUPT;
+    /* One compare for both: this wheel's tag, and expired or a slot it has
+     * (less the tag, `where` - 1 is 0 or 1 + a slot index). */
+    if (w && t->where - w->timer_tag - WHERE_EXPIRED > w->nslots)
+        return (t->where & ~0xFFFFu) != w->timer_tag ? TW_EINVAL /* another wheel's */
+                                                      : TW_ECORRUPT;
     return 0;
 }
 
@@ -376,12 +385,12 @@ static int insert(tw_wheel *w, tw_timer *t)
     size_t idx;
     if (t->deadline <= w->now) {
         list_append(&w->expired, &t->link);
-        t->where = WHERE_EXPIRED;
+        t->where = w->timer_tag | WHERE_EXPIRED;
         return 0;
     }
     idx = place(w, t->deadline, w->now);
     list_append(&w->slots[idx], &t->link);
-    t->where = WHERE_SLOT0 + (uint32_t)idx;
+    t->where = w->timer_tag | (WHERE_SLOT0 + (uint32_t)idx);
     if (!slot_armed(w, idx))
         return arm_slot(w, idx, next_visit(w, idx, w->now));
     return 0;
@@ -412,7 +421,7 @@ static int deadline_after(const tw_wheel *w, uint64_t ticks, uint64_t *deadline)
 
 static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
 {
-    if (t->where >= WHERE_SLOT0 && deadline >= t->deadline && !w->coarse_shift) {
+    if (WHERE_PLACE(t->where) >= WHERE_SLOT0 && deadline >= t->deadline && !w->coarse_shift) {
         /* Later deadline: the slot's next visit comes no later than the old
          * deadline, and that visit places the timer again. No bus traffic. */
         t->deadline = deadline;
@@ -529,7 +538,7 @@ static int visit_one(tw_wheel *w, size_t idx, tw_timer *t)
         if (t->deadline < w->now)
             w->stats.late_fires++;
         list_append(&w->expired, &t->link);
-        t->where = WHERE_EXPIRED;
+        t->where = w->timer_tag | WHERE_EXPIRED;
         return 0;
     }
     /* Exact mode keeps a timer only for a visit at its very deadline;
@@ -542,7 +551,7 @@ static int visit_one(tw_wheel *w, size_t idx, tw_timer *t)
     if (to == idx)
         return 0;
     w->stats.cascades++;
-    t->where = WHERE_SLOT0 + (uint32_t)to;
+    t->where = w->timer_tag | (WHERE_SLOT0 + (uint32_t)to);
     return slot_armed(w, to) ? 0 : arm_slot(w, to, next_visit(w, to, w->now));
 }
 
@@ -1123,6 +1132,8 @@ int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget)
 {
     if (!w || !w->slots)
         return TW_EINVAL;
+    if (w->source != TW_TIME_VIRTUAL || w->in_callbacks)
+        return TW_ESTATE; /* as tw_advance says, whatever the tick */
     if (tick < w->adv_target)
         return TW_EINVAL; /* time never goes back */
     return tw_advance(w, tick - w->adv_target, budget);
@@ -1209,9 +1220,9 @@ int tw_probe(tw_dev *dev, tw_geometry *geo)
 {
     uint32_t id, version, caps;
     int rc;
-    if (!dev || !dev->ops || !geo)
+    if (!dev || !geo)
         return TW_EINVAL;
-    rc = tw_dev_read(dev, TW_REG_ID, &id);
+    rc = tw_dev_read(dev, TW_REG_ID, &id); /* TW_ENODEV if the device was closed */
     if (rc < 0)
         return rc;
     if (id != TW_ID_MAGIC)
@@ -1243,12 +1254,48 @@ size_t tw_mem_size(const tw_geometry *geo)
     return nslots * sizeof(tw_list) + (nslots + 63) / 64 * sizeof(uint64_t);
 }
 
+/* The high half of a queued timer's `where` (timer_check): a hash of the
+ * wheel's address and its memory's, so that two wheels share one only by
+ * chance (one pair in 65,536), with no state outside the wheel. */
+static uint32_t wheel_tag(const tw_wheel *w, const void *mem)
+{
+    uint64_t h = ((uint64_t)(uintptr_t)w ^ ((uint64_t)(uintptr_t)mem << 1)) * UINT64_C(0x9E3779B97F4A7C15);
+    return (uint32_t)(h >> 48) << 16;
+}
+
+/* A host that stopped in the middle of an ADVANCE (killed inside
+ * tw_advance) leaves ticks that the chip takes as soon as its source is 0
+ * again. With the bitmap clear they make no events: run them out now, so
+ * the chip's time is where this wheel starts and stays. */
+static int finish_stale_advance(tw_wheel *w)
+{
+    uint32_t left, st;
+    int rc = reg_read(w, TW_REG_ADVANCE, &left);
+    if (rc < 0 || left == 0)
+        return rc;
+    rc = reg_write(w, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, TW_TIME_VIRTUAL));
+    /* At most 2^32 ticks over an empty bitmap: two jumps of the horizon. */
+    for (unsigned polls = 0; rc == 0; polls++) {
+        rc = reg_read(w, TW_REG_STATUS, &st);
+        if (rc < 0 || !TW_GET(TW_STATUS_ADVANCING, st))
+            break;
+        if (polls > 3 * jump_polls(w))
+            rc = TW_ETIMEDOUT;
+    }
+    if (rc == 0)
+        rc = reg_write(w, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, 3));
+    return rc;
+}
+
 int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_config *cfg)
 {
     tw_geometry geo;
     size_t i;
     int rc;
-    if (!w || !dev || !mem || !cfg || cfg->source > TW_TIME_EXTERNAL || cfg->coarse_shift > 16)
+    if (!w)
+        return TW_EINVAL;
+    w->slots = NULL; /* until tw_init succeeds, every call refuses the wheel */
+    if (!dev || !mem || !cfg || cfg->source > TW_TIME_EXTERNAL || cfg->coarse_shift > 16)
         return TW_EINVAL;
     if ((uintptr_t)mem % _Alignof(tw_list) != 0)
         return TW_EINVAL;
@@ -1261,6 +1308,7 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
     memset(w, 0, sizeof(*w));
     w->dev = dev;
     w->geo = geo;
+    w->timer_tag = wheel_tag(w, mem);
     w->source = cfg->source;
     w->coarse_shift = cfg->coarse_shift;
     w->slot_mask = (1u << geo.slot_bits) - 1;
@@ -1282,22 +1330,21 @@ int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_confi
 
     /* Stop the clock, forget old state, then start the chosen source. */
     rc = chip_setup(w);
-    if (rc == 0) {
-        uint32_t left;
-        rc = tw_dev_read(dev, TW_REG_ADVANCE, &left);
-        if (rc == 0 && left != 0)
-            return TW_ESTATE; /* someone else is advancing this chip */
-    }
+    if (rc == 0)
+        rc = finish_stale_advance(w);
     if (rc == 0) {
         /* 64-bit time: the epoch above the chip's 48-bit counter. */
         w->now = 0;
         rc = read_chip_now(w, &w->now);
         w->now = ((uint64_t)cfg->epoch << 48) | (w->now & TICK_MASK);
     }
+    if (rc == 0) {
+        w->adv_target = w->adv_issued = w->now;
+        w->stats = (tw_stats){0};
+        w->need_resync = 0;
+        rc = tw_dev_write(dev, TW_REG_CTRL, w->ctrl);
+    }
     if (rc < 0)
-        return rc;
-    w->adv_target = w->adv_issued = w->now;
-    w->stats = (tw_stats){0};
-    w->need_resync = 0;
-    return tw_dev_write(dev, TW_REG_CTRL, w->ctrl);
+        w->slots = NULL; /* not a wheel: every later call refuses it */
+    return rc;
 }

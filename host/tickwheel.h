@@ -43,7 +43,7 @@ struct tw_timer {
     tw_list link;
     uint64_t deadline;
     uint32_t magic;
-    uint32_t where; /* idle, expired, or 2 + slot index */
+    uint32_t where; /* idle (0), or the wheel's tag | expired (1) or 2 + slot index */
     tw_callback callback;
     void *arg;
 };
@@ -107,6 +107,7 @@ typedef struct tw_wheel {
     enum tw_time_source source;
     unsigned coarse_shift;  /* 0: exact mode */
     uint32_t slot_mask;
+    uint32_t timer_tag;     /* the high half of its queued timers' `where` */
     size_t nslots;          /* levels << slot_bits */
     tw_list *slots;         /* one list head per slot (caller memory) */
     uint64_t *armed;        /* mirror of the chip's busy bits (caller memory) */
@@ -137,9 +138,10 @@ const char *tw_strerror(int err);
 int tw_probe(tw_dev *dev, tw_geometry *geo);
 /* Bytes of caller memory tw_init needs for this geometry. */
 size_t tw_mem_size(const tw_geometry *geo);
-/* Probes the chip, clears its bitmap, starts its clock source. `mem` is
- * tw_mem_size() bytes aligned for a pointer (malloc's are). TW_ESTATE if
- * the chip is in the middle of an ADVANCE (another host drives it). */
+/* Probes the chip and takes it over: clears its bitmap and events, runs
+ * out an ADVANCE a host that stopped mid-call left behind, starts its clock
+ * source. One wheel drives a chip. `mem` is tw_mem_size() bytes aligned for
+ * a pointer (malloc's are). After a failure every call refuses the wheel. */
 int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_config *cfg);
 
 int tw_timer_init(tw_timer *t, tw_callback cb, void *arg);
@@ -150,7 +152,8 @@ int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks);
  * deadline in range that fires without a cascade (a slot boundary of the
  * level it lands on), or the end of the range if none does. */
 int tw_start_range(tw_wheel *w, tw_timer *t, uint64_t min_ticks, uint64_t max_ticks);
-/* 1 if the timer was pending (it will not fire), 0 if it was not. */
+/* 1 if the timer was pending (it will not fire), 0 if it was not.
+ * TW_EINVAL for a timer pending on another wheel (start likewise). */
 int tw_stop(tw_wheel *w, tw_timer *t);
 /* 1 if pending, 0 if not, TW_ECORRUPT for a damaged timer. */
 int tw_pending(const tw_timer *t);
@@ -160,8 +163,9 @@ int tw_pending(const tw_timer *t);
 int tw_service(tw_wheel *w, unsigned budget);
 /* Virtual time: moves time forward by `ticks`, running every expiry at its
  * exact tick, at most `budget` callbacks; returns how many ran. If the budget
- * runs out first, time stops there; tw_advance(w, 0, budget) continues.
- * TW_ESTATE in real time or from inside a callback. */
+ * runs out first, time stops there; tw_advance(w, 0, budget) continues. So
+ * does it after an error: the target stands (tw_advance_to is safe to
+ * repeat). TW_ESTATE in real time or from inside a callback. */
 int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget);
 /* Virtual time: tw_advance to an absolute tick (not before the last target). */
 int tw_advance_to(tw_wheel *w, uint64_t tick, unsigned budget);

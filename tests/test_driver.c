@@ -445,7 +445,7 @@ typedef struct reentry {
     int self_runs, victim_runs, child_runs, zero_runs;
     uint64_t child_at, zero_at, last_self_at;
     int period_ok;
-    int nested_rc[2]; /* tw_advance and tw_service called from a callback */
+    int nested_rc[3]; /* tw_advance, tw_service and tw_advance_to called from a callback */
 } reentry;
 
 static void on_victim(tw_timer *t, uint64_t now, void *arg)
@@ -496,6 +496,7 @@ static void on_self(tw_timer *t, uint64_t now, void *arg)
         /* Service from inside service is refused, and changes nothing. */
         r->nested_rc[0] = tw_advance(w, 1, 10);
         r->nested_rc[1] = tw_service(w, 10);
+        r->nested_rc[2] = tw_advance_to(w, 0, 10); /* a tick gone by, too */
     }
 }
 
@@ -524,6 +525,7 @@ static void test_reentrant(const tw_backend *b)
     CHECK_EQ(r.child_at, 3 * 37 + 1000);
     CHECK_EQ(r.nested_rc[0], TW_ESTATE);
     CHECK_EQ(r.nested_rc[1], TW_ESTATE);
+    CHECK_EQ(r.nested_rc[2], TW_ESTATE);
     CHECK_EQ(tw_count_pending(&f.wheel), 0);
 out:
     tw_fixture_close(&f);
@@ -770,6 +772,15 @@ static int dead_read(void *ctx, uint32_t addr, uint32_t *v)
     (void)ctx, (void)addr, (void)v;
     return TW_EIO;
 }
+static int forward_read(void *ctx, uint32_t addr, uint32_t *v)
+{
+    return tw_dev_read(ctx, addr, v);
+}
+static int dead_write(void *ctx, uint32_t addr, uint32_t v)
+{
+    (void)ctx, (void)addr, (void)v;
+    return TW_EIO;
+}
 static int fake_wait(void *ctx, uint64_t n)
 {
     (void)ctx, (void)n;
@@ -823,6 +834,10 @@ static void test_bad_input(const tw_backend *b)
     q.timer.link.next = (tw_list *)&garbage;
     CHECK_EQ(tw_stop(w, &q.timer), TW_ECORRUPT);
     CHECK_EQ(tw_start(w, &q.timer, 5), TW_ECORRUPT);
+    /* ... also when it points nowhere (not even aligned): not dereferenced. */
+    q.timer.link.next = (tw_list *)(uintptr_t)UINT64_C(0x4141414141414141);
+    CHECK_EQ(tw_stop(w, &q.timer), TW_ECORRUPT);
+    CHECK_EQ(tw_pending(&q.timer), TW_ECORRUPT);
     q.timer.link.next = saved;
     /* A `where` written over with a plausible value: an idle timer that
      * claims a slot (a start was accepted and lost, a stop counted a timer
@@ -873,6 +888,8 @@ static void test_bad_input(const tw_backend *b)
     cfg.coarse_shift = 0;
     cfg.source = (enum tw_time_source)7;
     CHECK_EQ(tw_init(&w2, &f.dev, f.mem, 1 << 20, &cfg), TW_EINVAL);
+    CHECK_EQ(tw_start(&w2, &t, 1), TW_EINVAL); /* a failed tw_init: not a wheel */
+    cfg.source = TW_TIME_VIRTUAL;
     tw_dev_ops fake_ops = {"fake", fake_read, fake_write, fake_wait, NULL, NULL, NULL, NULL};
     tw_dev fake = {&fake_ops, NULL, 0, 0, 0, 0};
     tw_geometry g;
@@ -882,7 +899,113 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(tw_probe(&fake, &g), TW_ENODEV);
     fake_ops.read = dead_read;
     CHECK_EQ(tw_probe(&fake, &g), TW_EIO);
+    /* A closed device is not there. */
+    tw_dev closed;
+    memset(&closed, 0, sizeof closed);
+    CHECK_EQ(tw_probe(&closed, &g), TW_ENODEV);
+    CHECK_EQ(tw_init(&w2, &closed, f.mem, 1 << 20, &cfg), TW_ENODEV);
+    /* A chip that answers the probe and then fails: the wheel tw_init
+     * leaves behind is refused by every call, not half set up. */
+    tw_dev_ops mute_ops = {"mute", forward_read, dead_write, fake_wait, NULL, NULL, NULL, NULL};
+    tw_dev mute = {&mute_ops, &f.dev, 0, 0, 0, 0};
+    void *mem2 = malloc(1 << 20);
+    CHECK(mem2 != NULL);
+    tw_timer u;
+    CHECK_OK(tw_timer_init(&u, on_fire, NULL));
+    CHECK_EQ(tw_init(&w2, &mute, mem2, 1 << 20, &cfg), TW_EIO);
+    CHECK_EQ(tw_start(&w2, &u, 10), TW_EINVAL);
+    CHECK_EQ(tw_advance(&w2, 10, 10), TW_EINVAL);
+    CHECK_EQ(tw_count_pending(&w2), 0);
+    CHECK_EQ(tw_pending(&u), 0);
+    free(mem2);
     CHECK(strcmp(tw_strerror(TW_ECORRUPT), tw_strerror(TW_ERANGE)) != 0);
+out:
+    tw_fixture_close(&f);
+}
+
+/* A timer queued on one wheel and handed to another (of the same
+ * geometry) is refused: neither wheel's count nor lists change, and it
+ * fires from its own wheel, once, on its tick. */
+static void test_other_wheel(const tw_backend *b)
+{
+    tw_fixture f, g;
+    probe p, idle;
+    int g_open = 0;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    if (open_virtual(&g, b) < 0)
+        goto out;
+    g_open = 1;
+    if (f.wheel.timer_tag == g.wheel.timer_tag) {
+        /* A hash of the two wheels' addresses: one pair in 65,536 share it. */
+        printf("  (the two wheels' tags collide here: not checked)\n");
+        goto out;
+    }
+    start_probe(&f, &p, 50);
+    CHECK_EQ(tw_stop(&g.wheel, &p.timer), TW_EINVAL);
+    CHECK_EQ(tw_start(&g.wheel, &p.timer, 10), TW_EINVAL);
+    CHECK_EQ(tw_start_range(&g.wheel, &p.timer, 10, 20), TW_EINVAL);
+    CHECK_EQ(tw_count_pending(&f.wheel), 1);
+    CHECK_EQ(tw_count_pending(&g.wheel), 0);
+    /* An idle timer belongs to no wheel: either may start it. */
+    CHECK_OK(tw_timer_init(&idle.timer, on_fire, &idle));
+    idle.fired = 0;
+    CHECK_OK(tw_start(&g.wheel, &idle.timer, 30));
+    CHECK_EQ(tw_stop(&f.wheel, &idle.timer), TW_EINVAL);
+    CHECK_OK(tw_advance(&f.wheel, 60, 10));
+    CHECK_OK(tw_advance(&g.wheel, 60, 10));
+    CHECK_EQ(p.fired, 1);
+    CHECK_EQ(p.fired_at, 50);
+    CHECK_EQ(idle.fired, 1);
+    CHECK_EQ(idle.fired_at, 30);
+    CHECK_EQ(tw_count_pending(&f.wheel), 0);
+    CHECK_EQ(tw_count_pending(&g.wheel), 0);
+    /* Fired, it is idle again, and the other wheel may take it. */
+    CHECK_OK(tw_start(&g.wheel, &p.timer, 5));
+    CHECK_EQ(tw_stop(&g.wheel, &p.timer), 1);
+out:
+    if (g_open)
+        tw_fixture_close(&g);
+    tw_fixture_close(&f);
+}
+
+/* A host that stopped inside tw_advance leaves the chip in the middle of
+ * an ADVANCE, held at an event. tw_init on that chip takes it over: the
+ * old ticks run out on the cleared wheel and the new wheel starts there,
+ * exact from its first timer. */
+static void test_stale_advance(const tw_backend *b)
+{
+    tw_fixture f;
+    probe old, fresh;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    start_probe(&f, &old, 100);
+    uint64_t t0 = now_of(&f);
+    /* What tw_advance does, left unfinished: the chip steps to the
+     * timer's visit and holds there, with most of the ticks still to go. */
+    CHECK_OK(tw_dev_write(&f.dev, TW_REG_ADVANCE, 50000));
+    uint32_t st = 0, left = 0;
+    for (int polls = 0; polls < 100000; polls++) {
+        CHECK_OK(tw_dev_read(&f.dev, TW_REG_STATUS, &st));
+        if (TW_GET(TW_STATUS_HOLD, st))
+            break;
+    }
+    CHECK(TW_GET(TW_STATUS_HOLD, st));
+    CHECK_OK(tw_dev_read(&f.dev, TW_REG_ADVANCE, &left));
+    CHECK(left > 0 && left < 50000);
+
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    CHECK_OK(tw_init(&f.wheel, &f.dev, f.mem, tw_mem_size(&f.wheel.geo), &cfg));
+    uint64_t start = now_of(&f);
+    CHECK_EQ(start, t0 + 50000);
+    CHECK_OK(tw_dev_read(&f.dev, TW_REG_ADVANCE, &left));
+    CHECK_EQ(left, 0);
+    start_probe(&f, &fresh, 10);
+    CHECK_OK(tw_advance(&f.wheel, 20, 10));
+    CHECK_EQ(fresh.fired, 1);
+    CHECK_EQ(fresh.fired_at, start + 10);
+    CHECK_EQ(now_of(&f), start + 20);
+    CHECK_EQ(old.fired, 0); /* the old wheel's: gone with it */
 out:
     tw_fixture_close(&f);
 }
@@ -947,6 +1070,8 @@ int tw_driver_suite_only(const tw_backend *b, const char *const *only)
         {"realtime_prescaler", test_realtime},
         {"bad_input", test_bad_input},
         {"closed_device", test_closed_device},
+        {"other_wheel", test_other_wheel},
+        {"stale_advance", test_stale_advance},
     };
     int failed = 0;
     for (size_t i = 0; i < sizeof tests / sizeof tests[0]; i++) {
