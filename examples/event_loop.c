@@ -235,12 +235,17 @@ static void *client_main(void *arg)
 
 int main(int argc, char **argv)
 {
+    static const char usage[] = "usage: event_loop [--seed N] [--timers 1..100000]\n";
     uint64_t seed = 1, ntimers = 200;
     for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
         uint64_t *dst = !strcmp(argv[i], "--seed") ? &seed : !strcmp(argv[i], "--timers") ? &ntimers : NULL;
         uint64_t min = dst == &seed ? 0 : 1, max = dst == &seed ? UINT64_MAX : 100000;
         if (!dst || i + 1 == argc || parse_u64(argv[i + 1], min, max, dst)) {
-            fprintf(stderr, "usage: event_loop [--seed N] [--timers 1..100000]\n");
+            fputs(usage, stderr);
             return 2;
         }
         i++;

@@ -99,16 +99,23 @@ static void on_rto(tw_timer *t, uint64_t now, void *arg)
 
 int main(int argc, char **argv)
 {
+    static const char usage[] =
+        "usage: retransmit [--seed N] [--connections 1..1000000] [--ticks 1..100000000]\n";
     uint64_t seed = 1, nconn = 1000, ticks = 100000;
     for (int i = 1; i < argc; i++) {
-        /* bounds that keep a run to minutes, not days */
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout);
+            return 0;
+        }
+        /* Bounds on memory (a million connections) and on the run: its time
+         * grows with connections × ticks (10,000 × 1,000,000: seconds). */
         uint64_t *dst = !strcmp(argv[i], "--seed") ? &seed
                         : !strcmp(argv[i], "--connections") ? &nconn
                         : !strcmp(argv[i], "--ticks") ? &ticks : NULL;
         uint64_t min = dst == &seed ? 0 : 1;
         uint64_t max = dst == &seed ? UINT64_MAX : dst == &nconn ? 1000000 : 100000000;
         if (!dst || i + 1 == argc || parse_u64(argv[i + 1], min, max, dst)) {
-            fprintf(stderr, "usage: retransmit [--seed N] [--connections 1..1000000] [--ticks 1..100000000]\n");
+            fputs(usage, stderr);
             return 2;
         }
         i++;

@@ -841,5 +841,11 @@ int main(int argc, char **argv)
     free(mem);
     int bad = run.late || lost || run.spurious || wrong_stop;
     printf("%s\n", bad ? "RESULT: FAIL (late, lost or wrong timers)" : "RESULT: ok (every timer on its tick)");
+    /* A summary that could not be written (a full disk, a closed pipe) is
+     * a failed run, not a silent one. */
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "tw-sim: the summary could not be written to standard output\n");
+        return 1;
+    }
     return bad || plot_failed ? 1 : 0;
 }

@@ -142,6 +142,11 @@ report() { # command, its exit status, its output
     step example-event-loop sh -c "$BUILD/examples/event_loop --seed $SEED | grep -q '^ok: every timer fired once'"
     step example-event-loop-refuses-bad-numbers sh -c '"$0/examples/event_loop" --timers 0 2>&1 | grep -q "^usage:" &&
         { "$0/examples/event_loop" --seed " 5" > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
+    # --help: the usage on stdout, exit 0; an option a program lacks: exit 2.
+    for example in quickstart retransmit event_loop; do
+        step example-$example-help sh -c '"$0" --help 2>/dev/null | grep -q "^usage: $1" &&
+            { "$0" --frobnicate > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD/examples/$example" "$example"
+    done
 } | tee "$BUILD/test.out"
 
 passed=$(grep -c '^ok ' "$BUILD/test.out")

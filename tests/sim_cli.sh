@@ -63,6 +63,12 @@ bad plot-dir       "Is a directory"                 --backend model --plot "$out
 "$SIM" --backend model --geometry 0x2,8,4 --timers 10 --duration 200 > "$out/hexgeo" 2>&1
 check sim-geometry-hex grep -q 'RESULT: ok' "$out/hexgeo"
 
+# A summary lost to a full device is a failed run, and says so.
+if [ -w /dev/full ]; then
+    "$SIM" --backend model --timers 10 --duration 200 > /dev/full 2> "$out/stderr"; rc=$?
+    check sim-unwritable-stdout-fails sh -c "[ $rc -eq 1 ] && grep -q 'summary could not be written' '$out/stderr'"
+fi
+
 # 010 is ten, not eight.
 "$SIM" --backend model --timers 010 --duration 200 > "$out/ten" 2>&1
 check sim-leading-zero-is-decimal grep -q ' 10 timers over 200 ticks' "$out/ten"
