@@ -204,7 +204,8 @@ $(BUILD)/fst-signals: tools/fst_signals.c | $(BUILD)/.deps
 PREFIX   ?= /usr/local
 LIBDIR   ?= $(PREFIX)/lib
 INCDIR   ?= $(PREFIX)/include/tickwheel
-VERSION  := $(shell awk -F' = ' '/^version_major/{ma=$$2} /^version_minor/{mi=$$2} END{print ma"."mi".0"}' rtl/tw_regs.toml)
+# The map's version, read by its own parser (evaluated only where used).
+VERSION   = $(shell python3 tools/gen_regs.py --version rtl/tw_regs.toml)
 PUB_HDRS := host/tickwheel.h host/tw_dev.h host/tw_err.h host/tw_regs.h host/tw_spi.h
 PIC_OBJ  := $(LIB_SRC:%.c=$(BUILD)/pic/%.o)
 

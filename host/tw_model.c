@@ -258,49 +258,42 @@ static uint32_t status_value(const tw_model *m)
 static uint32_t read_group(const tw_model *m, unsigned adr)
 {
     const tw_flops *f = m->f;
-    switch (adr) {
-    case 0: return TW_ID_MAGIC;
-    case 1: return (TW_VERSION_MAJOR << TW_VERSION_MAJOR_LSB) | (TW_VERSION_MINOR << TW_VERSION_MINOR_LSB);
-    case 2: return caps_value(m);
-    case 3:
+    /* Word addresses, by the map's names (tw_regs.h gives byte addresses). */
+    switch (adr * 4) {
+    case TW_REG_ID: return TW_ID_MAGIC;
+    case TW_REG_VERSION: return (TW_VERSION_MAJOR << TW_VERSION_MAJOR_LSB) | (TW_VERSION_MINOR << TW_VERSION_MINOR_LSB);
+    case TW_REG_CAPS: return caps_value(m);
+    case TW_REG_CTRL:
         return ((uint32_t)f->ctrl_vhold_q << TW_CTRL_VHOLD_LSB) | ((uint32_t)f->ctrl_irq_en_q << TW_CTRL_IRQ_EN_LSB)
              | ((uint32_t)f->ctrl_src_q << TW_CTRL_TICK_SRC_LSB);
-    case 4: return f->presc_q;
-    case 5: return status_value(m);
-    case 6: return f->lo_d_q | (f->hi_q << 24); /* tick_p[31:0] */
-    case 7: return f->now_hi_latch_q;
-    case 8: return ((uint32_t)(uint16_t)(f->adv_hi_q - f->adv_borrow_q) << 16) | f->adv_lo_q;
-    case 9: return f->arm_lo_q;
-    case 10: return f->arm_hi_q;
-    case 12: return f->evt_info_q;
-    case 13: return f->empty1_q ? 0 : (uint32_t)f->head_q.tick;
-    case 14: return f->cnt_events_q;
-    case 15: return f->cnt_late_q;
-    case 16: return f->cnt_overflow_q;
-    case 17: return f->cnt_cmds_q;
-    case 18: return f->cnt_buserr_q;
-    case 19: return f->horizon_q;
-    case 20: return (uint32_t)f->next_q;
-    case 21: return f->next_hi_latch_q;
-    case 22: return ((uint32_t)f->coal_thresh_q << 16) | f->coal_holdoff_q;
+    case TW_REG_PRESCALE: return f->presc_q;
+    case TW_REG_STATUS: return status_value(m);
+    case TW_REG_NOW_LO: return f->lo_d_q | (f->hi_q << 24); /* tick_p[31:0] */
+    case TW_REG_NOW_HI: return f->now_hi_latch_q;
+    case TW_REG_ADVANCE: return ((uint32_t)(uint16_t)(f->adv_hi_q - f->adv_borrow_q) << 16) | f->adv_lo_q;
+    case TW_REG_ARM_LO: return f->arm_lo_q;
+    case TW_REG_ARM_HI: return f->arm_hi_q;
+    case TW_REG_EVT_INFO: return f->evt_info_q;
+    case TW_REG_EVT_TICK: return f->empty1_q ? 0 : (uint32_t)f->head_q.tick;
+    case TW_REG_CNT_EVENTS: return f->cnt_events_q;
+    case TW_REG_CNT_LATE: return f->cnt_late_q;
+    case TW_REG_CNT_OVERFLOW: return f->cnt_overflow_q;
+    case TW_REG_CNT_CMDS: return f->cnt_cmds_q;
+    case TW_REG_CNT_BUSERR: return f->cnt_buserr_q;
+    case TW_REG_SEARCH: return f->horizon_q;
+    case TW_REG_NEXT_LO: return (uint32_t)f->next_q;
+    case TW_REG_NEXT_HI: return f->next_hi_latch_q;
+    case TW_REG_COALESCE:
+        return ((uint32_t)f->coal_thresh_q << TW_COALESCE_THRESH_LSB) | ((uint32_t)f->coal_holdoff_q << TW_COALESCE_HOLDOFF_LSB);
     default: return 0;
     }
 }
 
-/* The access names a register that allows it (d_addr_ok). */
+/* The access names a register that allows it (d_addr_ok): the map's access
+ * column, as generated. */
 static bool addr_ok(unsigned adr, bool we)
 {
-    switch (adr) {
-    case 3: case 4: case 5: case 8: case 9: case 10: case 19: case 22:
-        return true;
-    case 0: case 1: case 2: case 6: case 7: case 12: case 13: case 14: case 15: case 16: case 17: case 18:
-    case 20: case 21:
-        return !we;
-    case 11:
-        return we;
-    default:
-        return false;
-    }
+    return (((we ? TW_REGS_WRITABLE : TW_REGS_READABLE) >> (adr & (TW_REG_COUNT - 1))) & 1u) != 0;
 }
 
 /* B0: the request's data decoded as a command (the flops of B1). */
@@ -370,7 +363,7 @@ static void readout(const tw_model *mdl, const tw_flops *m, tw_flops *np)
             unsigned level = m->sel_late_q ? h->level : m->sel_level_q;
             np->evt_info_q = TW_EVT_INFO_VALID_MASK | ((uint32_t)m->sel_late_q << TW_EVT_INFO_LATE_LSB)
                          | ((uint32_t)level << TW_EVT_INFO_LEVEL_LSB) | ((uint32_t)slot << TW_EVT_INFO_SLOT_LSB)
-                         | (uint32_t)((h->tick >> 32) & 0xFFFFu);
+                         | ((uint32_t)(h->tick >> 32) & 0xFFFFu) << TW_EVT_INFO_TICK_HI_LSB;
         }
         np->pop_fifo = m->r_pop && !m->sel_empty_q && m->sel_last_q;
         if (m->pop_fifo) {
@@ -436,9 +429,9 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->pend_q = true;
         np->req_v_q = true;
         np->req_we_q = in->we;
-        np->req_adr_q = (uint8_t)(in->adr & 63u);
+        np->req_adr_q = (uint8_t)(in->adr & (TW_REG_COUNT - 1));
         np->req_dat_q = in->dat;
-        np->req_advrd_q = !in->we && (in->adr & 63u) == ADR_ADVANCE;
+        np->req_advrd_q = !in->we && (in->adr & (TW_REG_COUNT - 1)) == ADR_ADVANCE;
     } else if (dec) {
         np->req_v_q = false;
         np->req_advrd_q = false;

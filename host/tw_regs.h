@@ -2,10 +2,15 @@
 #ifndef TW_REGS_H
 #define TW_REGS_H
 
+#include <stdint.h>
+
 #define TW_ID_MAGIC 0x5457484Cu
 #define TW_VERSION_MAJOR 1u
 #define TW_VERSION_MINOR 0u
 #define TW_REG_COUNT 64u
+/* the bus's registers: bit i set if a read (a write) may name word address i */
+#define TW_REGS_READABLE UINT64_C(0x00000000007FF7FF)
+#define TW_REGS_WRITABLE UINT64_C(0x0000000000480F38)
 
 /* byte addresses */
 #define TW_REG_ID 0x00u

@@ -19,11 +19,13 @@ uint8_t tw_crc8(const uint8_t *bytes, size_t n)
     return crc;
 }
 
+_Static_assert(TW_REG_COUNT == 64, "a frame's first byte carries six bits of word address");
+
 void tw_spi_encode(uint8_t frame[TW_SPI_FRAME_LEN], int write, int seq, unsigned word_addr,
                    uint32_t data)
 {
     memset(frame, 0, TW_SPI_FRAME_LEN);
-    frame[0] = (uint8_t)((write ? 0x80u : 0) | (seq ? 0x40u : 0) | (word_addr & 0x3Fu));
+    frame[0] = (uint8_t)((write ? 0x80u : 0) | (seq ? 0x40u : 0) | (word_addr & (TW_REG_COUNT - 1u)));
     frame[1] = (uint8_t)(data >> 24);
     frame[2] = (uint8_t)(data >> 16);
     frame[3] = (uint8_t)(data >> 8);

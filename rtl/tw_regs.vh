@@ -88,4 +88,8 @@ localparam integer TW_SPI_ERRORS_LATE_LSB = 16;
 localparam integer TW_SPI_ERRORS_LATE_WIDTH = 8;
 localparam integer TW_SPI_ERRORS_FLAG_LSB = 31;
 localparam integer TW_SPI_ERRORS_FLAG_WIDTH = 1;
+// The bus's registers: one bit per word address that a read or a write may name.
+localparam [63:0] TW_REGS_READABLE = 64'h00000000007FF7FF;
+localparam [63:0] TW_REGS_WRITABLE = 64'h0000000000480F38;
+localparam integer TW_REGS_END = 23;  // past the last one
 /* verilator lint_on UNUSEDPARAM */
