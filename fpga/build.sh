@@ -17,6 +17,10 @@
 # tool is missing or broken, or the synthesis itself fails (broken RTL).
 set -u
 
+if [ $# -lt 5 ] || [ $# -gt 6 ]; then
+    echo "usage: sh fpga/build.sh BOARD LEVELS SLOT_BITS MHZ OUTDIR [SEED]  (BOARD: icebreaker or hx8k)" >&2
+    exit 2
+fi
 board=$1 levels=$2 slot_bits=$3 mhz=$4 out=$5 seed=${6:-1}
 fifo_log2=${FIFO_LOG2:-4}
 placer_tw=${PLACER_TW:-}

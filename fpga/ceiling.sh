@@ -8,6 +8,7 @@
 # Writes OUTDIR/ceiling.csv (board,device,width,step,fmax_mhz), which
 # fpga/report.py puts into fpga/REPORT.md beside the chip's own fmax.
 set -eu
+[ $# -ge 1 ] && [ $# -le 2 ] || { echo "usage: sh fpga/ceiling.sh OUTDIR [SEED]" >&2; exit 2; }
 out=$1 seed=${2:-1}
 mkdir -p "$out"
 echo "board,device,width,step,fmax_mhz" > "$out/ceiling.tmp"

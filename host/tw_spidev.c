@@ -249,8 +249,9 @@ int tw_spidev_open(tw_dev *dev, const tw_spidev_config *cfg)
     /* O_CLOEXEC: a child the application forks must not hold the board. */
     s->fd = open(cfg->spi_path, O_RDWR | O_CLOEXEC);
     if (s->fd < 0) {
+        int err = errno; /* free may change it */
         free(s);
-        return errno == ENOENT ? TW_ENODEV : TW_EIO;
+        return err == ENOENT ? TW_ENODEV : TW_EIO;
     }
 #ifdef __linux__
     uint8_t mode = SPI_MODE_0, bits = 8;

@@ -36,6 +36,7 @@ report() { # command, its exit status, its output
 {
     echo "# seed $SEED (replay: make test SEED=$SEED)"
     step generated-files-fresh make -s check-regs
+    lines sh tests/gen_regs_check.sh "$BUILD/gen-regs-check"
     # Lint reads only the RTL (LINT=0 skips it: make test SAN=1).
     if [ "${LINT:-1}" = 0 ]; then
         echo "# verilator-lint: run by the plain pass (it does not depend on the C build)"
@@ -106,6 +107,11 @@ report() { # command, its exit status, its output
     pooled spidev
     pooled engines
     lines env BUILD="$BUILD" sh bench/run.sh --quick
+    # A workload or engine name that matches nothing: refused (exit 2), the
+    # results left as they were.
+    step bench-refuses-unknown-names sh -c 'for v in "WORKLOADS=W2" "ENGINES=nope"; do
+        env BUILD="$0" "$v" sh bench/run.sh --quick 2> "$0/bench-names.err"; rc=$?
+        [ $rc -eq 2 ] && grep -q "^bench/run.sh: no " "$0/bench-names.err" || exit 1; done' "$BUILD"
     for t in api device; do
         if [ "${FUZZ:-1}" = 0 ]; then
             echo "# fuzz/$t: run by the plain pass (its binary has the sanitizers already)"
@@ -131,6 +137,10 @@ report() { # command, its exit status, its output
     step wave-layout-matches-trace sh -c "$BUILD/tw-sim $WAVE_ARGS --trace $BUILD/wave.fst &&
         sh tools/check_gtkw.sh sim/tickwheel.gtkw $BUILD/wave.fst $BUILD/fst-signals"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md
+    # Checkers that check nothing fail rather than pass: a doc with no block
+    # to compare, a proof name that matches no proof.
+    step doc-example-refuses-doc-without-block sh -c '! sh tools/check_doc_example.sh README.md'
+    step formal-refuses-unknown-proof sh -c '! sh tests/formal/run.sh "$0/formal-none" no-such-proof' "$BUILD"
     step fpga-report-picks-fastest-seed sh tests/fpga_report.sh "$BUILD/fpga-report-test"
     step install-and-build-out-of-tree env BUILD=build/install-check sh tests/install_check.sh
     step example-quickstart sh -c "$BUILD/examples/quickstart | grep -qx 'retransmit fired at tick 200'"
