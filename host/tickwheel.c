@@ -34,6 +34,7 @@
  * timer passed to another wheel is refused instead of corrupting both
  * wheels' counts; the low half is its place (expired or 2 + slot index). */
 #define WHERE_PLACE(where) ((where) & 0xFFFFu)
+#define WHERE_TAG(where) ((where) & ~0xFFFFu)
 #define TICK_MASK ((UINT64_C(1) << 48) - 1)
 #define ADVANCE_CHUNK 0xFFFF0000u /* below the chip's saturating 32-bit count */
 #define ADVANCE_SLICE_MIN 256u    /* cycles to wait before looking at STATUS again, */
@@ -351,8 +352,8 @@ static inline int timer_check(const tw_wheel *w, const tw_timer *t)
     /* One compare for both: this wheel's tag, and expired or a slot it has
      * (less the tag, `where` - 1 is 0 or 1 + a slot index). */
     if (w && t->where - w->timer_tag - WHERE_EXPIRED > w->nslots)
-        return (t->where & ~0xFFFFu) != w->timer_tag ? TW_EINVAL /* another wheel's */
-                                                      : TW_ECORRUPT;
+        return WHERE_TAG(t->where) != w->timer_tag ? TW_EINVAL /* another wheel's */
+                                                    : TW_ECORRUPT;
     return 0;
 }
 
@@ -805,6 +806,20 @@ static unsigned jump_polls(const tw_wheel *w)
     return w->geo.levels * ((1u << w->geo.slot_bits) / 2 + 2) + 16;
 }
 
+/* Polls STATUS until ADVANCE has no ticks left; TW_ETIMEDOUT after
+ * max_polls reads that find it still advancing. */
+static int wait_advance_out(tw_wheel *w, unsigned max_polls)
+{
+    uint32_t st;
+    for (unsigned polls = 0;; polls++) {
+        int rc = reg_read(w, TW_REG_STATUS, &st);
+        if (rc < 0 || !TW_GET(TW_STATUS_ADVANCING, st))
+            return rc;
+        if (polls > max_polls)
+            return TW_ETIMEDOUT;
+    }
+}
+
 /* The chip was reset (its time went back, its CTRL lost what tw_init wrote,
  * or virtual time ended somewhere else than asked): set it up again, run its
  * clock forward in virtual time to the driver's last confirmed time, and
@@ -813,7 +828,7 @@ static unsigned jump_polls(const tw_wheel *w)
  * gone, and timers due in them fire late (counted in late_fires). */
 static int rebuild_chip(tw_wheel *w)
 {
-    uint32_t st = 0, ctrl = 0;
+    uint32_t ctrl = 0;
     uint64_t t;
     int rc;
     w->need_resync = 1;
@@ -864,13 +879,8 @@ static int rebuild_chip(tw_wheel *w)
             break;
         }
         rc = reg_write(w, TW_REG_ADVANCE, (uint32_t)(behind < ADVANCE_CHUNK ? behind : ADVANCE_CHUNK));
-        for (unsigned polls = 0; rc == 0; polls++) {
-            rc = reg_read(w, TW_REG_STATUS, &st);
-            if (rc < 0 || !TW_GET(TW_STATUS_ADVANCING, st))
-                break;
-            if (polls > jump_polls(w))
-                rc = TW_ETIMEDOUT;
-        }
+        if (rc == 0)
+            rc = wait_advance_out(w, jump_polls(w));
     }
     if (rc < 0)
         return rc; /* chip_reset stays set: the next call tries again */
@@ -1269,19 +1279,14 @@ static uint32_t wheel_tag(const tw_wheel *w, const void *mem)
  * the chip's time is where this wheel starts and stays. */
 static int finish_stale_advance(tw_wheel *w)
 {
-    uint32_t left, st;
+    uint32_t left;
     int rc = reg_read(w, TW_REG_ADVANCE, &left);
     if (rc < 0 || left == 0)
         return rc;
     rc = reg_write(w, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, TW_TIME_VIRTUAL));
     /* At most 2^32 ticks over an empty bitmap: two jumps of the horizon. */
-    for (unsigned polls = 0; rc == 0; polls++) {
-        rc = reg_read(w, TW_REG_STATUS, &st);
-        if (rc < 0 || !TW_GET(TW_STATUS_ADVANCING, st))
-            break;
-        if (polls > 3 * jump_polls(w))
-            rc = TW_ETIMEDOUT;
-    }
+    if (rc == 0)
+        rc = wait_advance_out(w, 3 * jump_polls(w));
     if (rc == 0)
         rc = reg_write(w, TW_REG_CTRL, TW_PUT(TW_CTRL_TICK_SRC, 3));
     return rc;
