@@ -92,8 +92,9 @@ typedef struct tw_spidev_config {
 /* The IRQ line is requested through the GPIO character device (uAPI v2,
  * Linux >= 5.10) as an input with rising edges, consumer "tickwheel", and
  * held until tw_dev_close. Errors: TW_EINVAL for a NULL or bad argument or a
- * line the chip does not have, TW_ENODEV for a missing device or GPIO chip
- * (or one without the v2 uAPI), TW_EBUSY for a line another user holds,
+ * line the chip does not have, TW_ENODEV for a missing device or GPIO chip,
+ * or a file that is not one (a spidev that refuses its setup, a GPIO chip
+ * without the v2 uAPI), TW_EBUSY for a line another user holds,
  * TW_EIO for anything else the kernel refuses (e.g. no permission on the
  * device files); nothing stays open after an error. */
 int tw_spidev_open(tw_dev *dev, const tw_spidev_config *cfg);

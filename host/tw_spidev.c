@@ -258,8 +258,10 @@ int tw_spidev_open(tw_dev *dev, const tw_spidev_config *cfg)
     uint32_t speed_hz = cfg->speed_hz;
     if (ioctl(s->fd, SPI_IOC_WR_MODE, &mode) < 0 || ioctl(s->fd, SPI_IOC_WR_BITS_PER_WORD, &bits) < 0 ||
         ioctl(s->fd, SPI_IOC_WR_MAX_SPEED_HZ, &speed_hz) < 0) {
+        int err = errno; /* close may change it */
         spidev_close(s);
-        return TW_EIO;
+        /* ENOTTY: the file is there but is not a spidev (as for the GPIO chip). */
+        return err == ENOTTY ? TW_ENODEV : TW_EIO;
     }
     if (cfg->irq_chip) {
         int fd = irq_line_request(cfg->irq_chip, cfg->irq_line);

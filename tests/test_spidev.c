@@ -144,6 +144,9 @@ static void test_open_errors(const tw_backend *unused)
     CHECK_EQ(tw_spidev_open(&dev, &c), TW_ENODEV);
     c.spi_path = "/"; /* a directory: EISDIR */
     CHECK_EQ(tw_spidev_open(&dev, &c), TW_EIO);
+    c.spi_path = "/dev/null"; /* there, but not a spidev: the real ENOTTY */
+    CHECK_EQ(tw_spidev_open(&dev, &c), TW_ENODEV);
+    CHECK(!fd_is_open(probe_fd));
     static const unsigned long setup[] = {SPI_IOC_WR_MODE, SPI_IOC_WR_BITS_PER_WORD, SPI_IOC_WR_MAX_SPEED_HZ,
                                           SPI_IOC_MESSAGE(1)};
     for (size_t i = 0; i < sizeof setup / sizeof setup[0]; i++) {
