@@ -119,6 +119,15 @@ static void heap_start(engine *e, uint32_t timer, uint64_t ticks)
     }
 }
 
+/* Keeps a timer already inside the range, else its end (eng_range_keeps). */
+static uint64_t heap_start_range(engine *e, uint32_t timer, uint64_t lo, uint64_t hi)
+{
+    if (eng_range_keeps(e->pos[timer] != NOT_QUEUED, e->deadline[timer], e->now + lo, e->now + hi))
+        return e->deadline[timer];
+    heap_start(e, timer, hi);
+    return e->now + hi;
+}
+
 static int heap_stop(engine *e, uint32_t timer)
 {
     if (e->pos[timer] == NOT_QUEUED)
@@ -156,7 +165,7 @@ const engine_ops eng_heap_ops = {
     .create = heap_create,
     .destroy = heap_destroy,
     .start = heap_start,
-    .start_range = NULL,
+    .start_range = heap_start_range,
     .stop = heap_stop,
     .advance = heap_advance,
     .ticks_until_next = heap_ticks_until_next,

@@ -174,6 +174,16 @@ static void lawn_start(engine *e, uint32_t timer, uint64_t ttl)
         e->closest = t->deadline;
 }
 
+/* Keeps a timer already inside the range, else its end (eng_range_keeps). */
+static uint64_t lawn_start_range(engine *e, uint32_t timer, uint64_t lo, uint64_t hi)
+{
+    const lnode *t = &e->timers[timer];
+    if (eng_range_keeps(t->pending, t->deadline, e->now + lo, e->now + hi))
+        return t->deadline;
+    lawn_start(e, timer, hi);
+    return e->now + hi;
+}
+
 static int lawn_stop(engine *e, uint32_t timer)
 {
     lnode *t = &e->timers[timer];
@@ -252,7 +262,7 @@ const engine_ops eng_lawn_ops = {
     .create = lawn_create,
     .destroy = lawn_destroy,
     .start = lawn_start,
-    .start_range = NULL,
+    .start_range = lawn_start_range,
     .stop = lawn_stop,
     .advance = lawn_advance,
     .ticks_until_next = lawn_ticks_until_next,

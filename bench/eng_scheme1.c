@@ -83,6 +83,17 @@ static void s1_start(engine *e, uint32_t timer, uint64_t ticks)
         e->min_left = ticks;
 }
 
+/* Keeps a timer already inside the range, else its end (eng_range_keeps). */
+static uint64_t s1_start_range(engine *e, uint32_t timer, uint64_t lo, uint64_t hi)
+{
+    /* An active timer's deadline is now + its count; a due one's is now. */
+    uint64_t d = e->now + (e->state[timer] == ACTIVE ? e->left[timer] : 0);
+    if (eng_range_keeps(e->state[timer] != IDLE, d, e->now + lo, e->now + hi))
+        return d;
+    s1_start(e, timer, hi);
+    return e->now + hi;
+}
+
 static int s1_stop(engine *e, uint32_t timer)
 {
     switch (e->state[timer]) {
@@ -168,7 +179,7 @@ const engine_ops eng_scheme1_ops = {
     .create = s1_create,
     .destroy = s1_destroy,
     .start = s1_start,
-    .start_range = NULL,
+    .start_range = s1_start_range,
     .stop = s1_stop,
     .advance = s1_advance,
     .ticks_until_next = s1_ticks_until_next,

@@ -61,11 +61,13 @@ static void s2_start(engine *e, uint32_t timer, uint64_t ticks)
     t->deadline = e->now + ticks;
     t->pending = 1;
     /* Scan from the end nearer in deadline: a short timer among long ones
-     * (W1's pace among idles) then costs a few steps, not the whole list. */
+     * (W1's pace among idles) then costs a few steps, not the whole list,
+     * and one before the head or past the tail (W4's re-arms) none. */
     dlist *at;
+    uint64_t d = t->deadline;
     if (!dl_empty(&e->list) &&
-        t->deadline - deadline_of(e->list.next) < deadline_of(e->list.prev) - t->deadline &&
-        t->deadline >= deadline_of(e->list.next)) {
+        (d < deadline_of(e->list.next) ||
+         (d <= deadline_of(e->list.prev) && d - deadline_of(e->list.next) < deadline_of(e->list.prev) - d))) {
         at = e->list.next; /* after every timer due no later: FIFO among equals */
         while (at != &e->list && deadline_of(at) <= t->deadline)
             at = at->next;
@@ -76,6 +78,16 @@ static void s2_start(engine *e, uint32_t timer, uint64_t ticks)
             at = at->prev;
     }
     dl_insert_after(at, &t->link);
+}
+
+/* Keeps a timer already inside the range, else its end (eng_range_keeps). */
+static uint64_t s2_start_range(engine *e, uint32_t timer, uint64_t lo, uint64_t hi)
+{
+    const tnode *t = &e->timers[timer];
+    if (eng_range_keeps(t->pending, t->deadline, e->now + lo, e->now + hi))
+        return t->deadline;
+    s2_start(e, timer, hi);
+    return e->now + hi;
 }
 
 static int s2_stop(engine *e, uint32_t timer)
@@ -121,7 +133,7 @@ const engine_ops eng_scheme2_ops = {
     .create = s2_create,
     .destroy = s2_destroy,
     .start = s2_start,
-    .start_range = NULL,
+    .start_range = s2_start_range,
     .stop = s2_stop,
     .advance = s2_advance,
     .ticks_until_next = s2_ticks_until_next,

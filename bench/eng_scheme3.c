@@ -125,6 +125,16 @@ static void s3_start(engine *e, uint32_t timer, uint64_t ticks)
     e->root = meld(e->root, t);
 }
 
+/* Keeps a timer already inside the range, else its end (eng_range_keeps). */
+static uint64_t s3_start_range(engine *e, uint32_t timer, uint64_t lo, uint64_t hi)
+{
+    const pnode *t = &e->timers[timer];
+    if (eng_range_keeps(t->pending, t->deadline, e->now + lo, e->now + hi))
+        return t->deadline;
+    s3_start(e, timer, hi);
+    return e->now + hi;
+}
+
 static int s3_stop(engine *e, uint32_t timer)
 {
     pnode *t = &e->timers[timer];
@@ -163,7 +173,7 @@ const engine_ops eng_scheme3_ops = {
     .create = s3_create,
     .destroy = s3_destroy,
     .start = s3_start,
-    .start_range = NULL,
+    .start_range = s3_start_range,
     .stop = s3_stop,
     .advance = s3_advance,
     .ticks_until_next = s3_ticks_until_next,

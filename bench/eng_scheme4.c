@@ -96,6 +96,16 @@ static void s4_start(engine *e, uint32_t timer, uint64_t ticks)
     place(e, t);
 }
 
+/* Keeps a timer already inside the range, else its end (eng_range_keeps). */
+static uint64_t s4_start_range(engine *e, uint32_t timer, uint64_t lo, uint64_t hi)
+{
+    const htimer *t = &e->timers[timer];
+    if (eng_range_keeps(t->where != W_IDLE, t->deadline, e->b.now + lo, e->b.now + hi))
+        return t->deadline;
+    s4_start(e, timer, hi);
+    return e->b.now + hi;
+}
+
 static int s4_stop(engine *e, uint32_t timer)
 {
     htimer *t = &e->timers[timer];
@@ -182,7 +192,7 @@ const engine_ops eng_scheme4_ops = {
     .create = s4_create,
     .destroy = s4_destroy,
     .start = s4_start,
-    .start_range = NULL,
+    .start_range = s4_start_range,
     .stop = s4_stop,
     .advance = s4_advance,
     .ticks_until_next = s4_ticks_until_next,

@@ -92,6 +92,16 @@ static void s5_start(engine *e, uint32_t timer, uint64_t ticks)
     t->where = (uint32_t)s;
 }
 
+/* Keeps a timer already inside the range, else its end (eng_range_keeps). */
+static uint64_t s5_start_range(engine *e, uint32_t timer, uint64_t lo, uint64_t hi)
+{
+    const tnode *t = &e->timers[timer];
+    if (eng_range_keeps(t->where != W_IDLE, t->deadline, e->b.now + lo, e->b.now + hi))
+        return t->deadline;
+    s5_start(e, timer, hi);
+    return e->b.now + hi;
+}
+
 static int s5_stop(engine *e, uint32_t timer)
 {
     tnode *t = &e->timers[timer];
@@ -157,7 +167,7 @@ const engine_ops eng_scheme5_ops = {
     .create = s5_create,
     .destroy = s5_destroy,
     .start = s5_start,
-    .start_range = NULL,
+    .start_range = s5_start_range,
     .stop = s5_stop,
     .advance = s5_advance,
     .ticks_until_next = s5_ticks_until_next,

@@ -76,6 +76,16 @@ static void s6_start(engine *e, uint32_t timer, uint64_t ticks)
     t->where = (uint32_t)s;
 }
 
+/* Keeps a timer already inside the range, else its end (eng_range_keeps). */
+static uint64_t s6_start_range(engine *e, uint32_t timer, uint64_t lo, uint64_t hi)
+{
+    const htimer *t = &e->timers[timer];
+    if (eng_range_keeps(t->where != W_IDLE, t->deadline, e->b.now + lo, e->b.now + hi))
+        return t->deadline;
+    s6_start(e, timer, hi);
+    return e->b.now + hi;
+}
+
 static int s6_stop(engine *e, uint32_t timer)
 {
     htimer *t = &e->timers[timer];
@@ -129,7 +139,7 @@ const engine_ops eng_scheme6_ops = {
     .create = s6_create,
     .destroy = s6_destroy,
     .start = s6_start,
-    .start_range = NULL,
+    .start_range = s6_start_range,
     .stop = s6_stop,
     .advance = s6_advance,
     .ticks_until_next = s6_ticks_until_next,

@@ -159,6 +159,17 @@ static inline size_t bm_next_cyclic(const bitmap3 *b, size_t i)
 
 static inline uint64_t eng_min_u64(uint64_t a, uint64_t b) { return a < b ? a : b; }
 
+/* The range rule of the references that have no slot boundaries to choose
+ * by (all but Scheme 7): a pending timer whose deadline is already inside
+ * [lo, hi] (absolute ticks) is kept, at no cost, as the driver and Scheme 7
+ * keep it; otherwise the caller starts it at hi, the choice that keeps it
+ * through the most later starts of a range that moves on with time (W1's
+ * idle timer). */
+static inline int eng_range_keeps(int pending, uint64_t deadline, uint64_t lo, uint64_t hi)
+{
+    return pending && deadline >= lo && deadline <= hi;
+}
+
 /* ------------------------------------------------------------- engine base
  * The fields every engine has, first in each struct engine, so the helpers
  * below serve them all. */
@@ -241,13 +252,28 @@ static inline unsigned eng_wheel_bits(uint32_t max_timers, unsigned min_bits, un
     return bits;
 }
 
+/* Writes a byte of every page, so that the kernel maps them now: calloc's
+ * big blocks are mapped on first touch, and a wheel whose slots a
+ * benchmark first touches inside its timed loop would be timed on page
+ * faults (W2 at small N), not on its own work. */
+static inline void eng_prefault(void *p, size_t bytes)
+{
+    volatile unsigned char *b = p;
+    for (size_t i = 0; i < bytes; i += 4096)
+        b[i] = 0;
+}
+
 /* A wheel's slot heads (nslots zeroed heads of `size` bytes) and their busy
- * bitmap; NULL (and nothing held) if either allocation fails. */
+ * bitmap, every page mapped; NULL (and nothing held) if either allocation
+ * fails. */
 static inline void *eng_slots_alloc(bitmap3 *busy, size_t nslots, size_t size)
 {
     void *slots = calloc(nslots, size);
-    if (slots && bm_init(busy, nslots) == 0)
+    if (slots && bm_init(busy, nslots) == 0) {
+        eng_prefault(slots, nslots * size);
+        eng_prefault(busy->l0, bm_bytes(busy));
         return slots;
+    }
     free(slots);
     busy->l0 = NULL;
     return NULL;

@@ -24,7 +24,12 @@
  * ticks_until_next plus advance of the main loop, callbacks included. An
  * engine with bounded service (advance_step) gets there in several calls,
  * each timed on its own.
- * Idle and deadline must never fire: a fire is counted and fails the run.
+ * Idle and deadline must never fire: a fire is counted and fails the run, as
+ * does a stop() whose answer (pending or not) differs from the workload's
+ * own record. The detail row's fire_digest sums a hash of (timer, tick) over
+ * every callback, so engines that agree on it fired the same timers at the
+ * same ticks; the checksum alone (every unit's messages) does not show
+ * that.
  *
  * --repeat K runs the same workload K times (the runs are identical: same
  * seed, same calls in the same order, which is checked) and prints the rows
@@ -42,7 +47,7 @@
  * instead (exit 3) once 5% of the limit is spent: the projection scales the
  * time so far by the ticks left (a low estimate in the arrival phase, whose
  * ticks carry fewer pairs).
- * Exit 1: a timer that must never fire fired.
+ * Exit 1: a timer that must never fire fired, or a stop() answered wrong.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
@@ -79,7 +84,13 @@ typedef struct w1 {
     uint64_t ops_done;
     uint64_t idle_starts, other_starts, stops, fires;
     uint64_t bad_fires; /* idle or deadline */
+    uint64_t bad_stops; /* stop() said pending where the workload's record did not, or not where it did */
     uint64_t checksum;
+    /* The sum of a hash of (timer, tick) over every callback: equal only if
+     * the same timers fired at the same ticks, in any order within a tick
+     * (the rx checksum is the same for any timing that delivers every
+     * message). */
+    uint64_t fire_digest;
     uint8_t *pending; /* per timer, the workload's own record */
     uint64_t live, live_sum, live_samples;
 } w1;
@@ -192,7 +203,7 @@ static void start(w1 *w, uint32_t u, unsigned kind, uint64_t ticks)
 static void stop(w1 *w, uint32_t u, unsigned kind)
 {
     uint32_t t = u * TIMERS_PER_UNIT + kind;
-    w->ops->stop(w->e, t);
+    w->bad_stops += w->ops->stop(w->e, t) != w->pending[t];
     w->live -= w->pending[t];
     w->pending[t] = 0;
     w->ops_done++;
@@ -262,7 +273,8 @@ static void expired(void *ctx, uint32_t timer, uint64_t now)
     w1 *w = ctx;
     uint32_t u = timer / TIMERS_PER_UNIT;
     unit *x = &w->units[u];
-    (void)now;
+    uint64_t key = (uint64_t)timer << 48 ^ now;
+    w->fire_digest += bench_rand(&key);
     w->pending[timer] = 0;
     w->live--;
     w->ops_done++;
@@ -306,6 +318,7 @@ static void start_unit(w1 *w, uint32_t u)
 typedef struct run_rows {
     char row[256], detail[1024];
     double seconds, max_service;
+    uint64_t fire_digest;
 } run_rows;
 
 /* Runs W1 once. Returns 0, 1 if a timer that must never fire fired, 2 on a
@@ -400,27 +413,29 @@ static int run_once(const bench_opts *opts, uint64_t pairs, run_rows *out)
     size_t mem = o.engine->memory(w.e);
     out->seconds = seconds;
     out->max_service = max_service;
+    out->fire_digest = w.fire_digest;
     snprintf(out->row, sizeof out->row, "%s,%" PRIu64 ",%" PRIu64 ",%.3f,%.0f,%.1f,%" PRIu64, o.engine->name, pairs,
            w.ops_done, seconds, (double)w.ops_done / seconds, max_service * 1e6, w.checksum);
     snprintf(out->detail, sizeof out->detail,
             "detail,%s,%" PRIu64 ",idle_starts=%" PRIu64 ",other_starts=%" PRIu64 ",stops=%" PRIu64
             ",fires=%" PRIu64 ",bad_fires=%" PRIu64 ",live_per_pair=%.2f,bus_per_op=%.4f,irqs_per_fire=%.4f"
             ",events_per_fire=%.4f,cycles_per_op=%.2f,service_p9999_us_le=%.1f,wall_seconds=%.3f,engine_bytes=%zu,peak_rss=%" PRIu64 ",max_ops_per_call=%" PRIu64
-            ",service_calls=%" PRIu64 ",service_over_100us=%" PRIu64,
+            ",service_calls=%" PRIu64 ",service_over_100us=%" PRIu64 ",fire_digest=%016" PRIx64
+            ",bad_stops=%" PRIu64,
             o.engine->name, pairs, w.idle_starts, w.other_starts, w.stops, w.fires, w.bad_fires,
             w.live_samples ? (double)w.live_sum / (double)w.live_samples / (double)pairs : 0.0,
             (double)(ds.reads + ds.writes) / (double)w.ops_done,
             w.fires ? (double)ds.irqs / (double)w.fires : 0.0,
             w.fires ? (double)ds.events / (double)w.fires : 0.0, (double)ds.cycles / (double)w.ops_done,
             service_quantile(0.9999), wall, mem, bench_peak_rss(), max_call_ops, service_calls,
-            service_over_100us);
+            service_over_100us, w.fire_digest, w.bad_stops);
     o.engine->destroy(w.e);
     free(w.units);
     free(w.pending);
     free(arrivals);
-    if (w.bad_fires) {
-        fprintf(stderr, "bench-w1: %s: %" PRIu64 " idle or deadline timers fired\n", o.engine->name,
-                w.bad_fires);
+    if (w.bad_fires || w.bad_stops) {
+        fprintf(stderr, "bench-w1: %s: %" PRIu64 " idle or deadline timers fired, %" PRIu64 " stops answered wrong\n",
+                o.engine->name, w.bad_fires, w.bad_stops);
         return 1;
     }
     return 0;
@@ -467,9 +482,11 @@ int main(int argc, char **argv)
         }
         if (rc != 0)
             return rc;
-        if (record_calls && run_no > 0 && service_calls != call_n) {
-            fprintf(stderr, "bench-w1: run %u made %" PRIu64 " service calls, run 1 made %" PRIu64
-                            ": the runs are not identical\n", run_no + 1, service_calls, call_n);
+        if (record_calls && run_no > 0 &&
+            (service_calls != call_n || runs[run_no].fire_digest != runs[0].fire_digest)) {
+            fprintf(stderr, "bench-w1: run %u made %" PRIu64 " service calls (fire digest %016" PRIx64
+                            "), run 1 made %" PRIu64 " (%016" PRIx64 "): the runs are not identical\n",
+                    run_no + 1, service_calls, runs[run_no].fire_digest, call_n, runs[0].fire_digest);
             return 2;
         }
     }

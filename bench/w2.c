@@ -8,6 +8,8 @@
  * iterations of "start one more timer at a random future time in the same
  * range, stop it". Prints
  *   engine,n,iters,ns_per_iter,fill_ns_per_start,bus_per_iter,peak_rss
+ * The iterations are timed in CPU time, as W1; the fill and --time-limit
+ * in wall-clock seconds. A stop that finds no pending timer fails the run.
  * With --time-limit, a point whose filling takes longer than the limit, or
  * whose first 1% of iterations projects past it, prints
  * "skipped,ENGINE,N,projected_seconds,reason" (exit 3).
@@ -29,7 +31,7 @@ static void never(void *ctx, uint32_t timer, uint64_t now)
 int main(int argc, char **argv)
 {
     bench_opts o = {.seed = 1};
-    uint64_t n = 0, iters = 10000, fired = 0;
+    uint64_t n = 0, iters = 10000, fired = 0, missed = 0; /* missed: a stop that found no timer */
     int have_n = 0;
     for (int i = 1; i < argc; i++) {
         int j = bench_common_opt(&o, argc, argv, i);
@@ -80,7 +82,7 @@ int main(int argc, char **argv)
     t0 = bench_now_s();
     for (uint64_t k = 0; k < iters; k++) {
         o.engine->start(e, extra, iv[k]);
-        o.engine->stop(e, extra);
+        missed += !o.engine->stop(e, extra);
         if (k + 1 == probe && o.time_limit > 0) {
             double projected = (bench_now_s() - t0) * (double)iters / (double)probe;
             if (projected > o.time_limit) {
@@ -93,8 +95,9 @@ int main(int argc, char **argv)
     }
     double run = bench_cpu_s() - cpu0; /* CPU time, as W1 */
     engine_dev_stats after = bench_dev_stats(o.engine, e);
-    if (fired) {
-        fprintf(stderr, "bench-w2: %s: %" PRIu64 " timers fired with no time passing\n", o.engine->name, fired);
+    if (fired || missed) {
+        fprintf(stderr, "bench-w2: %s: %" PRIu64 " timers fired with no time passing, %" PRIu64
+                        " stops found no pending timer\n", o.engine->name, fired, missed);
         status = 1;
         goto done;
     }

@@ -19,9 +19,11 @@
  *    a hash of (seed, timer, tick, nth expiry this tick), not from the run's
  *    generator. Range starts take the driver's documented choice
  *    (docs/driver.md), which the tickwheel engine must match exactly;
- *    engines with no start_range get that deadline through start(). An engine
- *    with its own range rule (scheme7) must stay inside the range, and the
- *    oracle is then run again replaying its choices.
+ *    an engine with no start_range would get that deadline through start().
+ *    An engine with its own range rule (Scheme 7's slot boundaries, the
+ *    other references' keep-else-end) must stay inside the range, and the
+ *    oracle is then run again replaying its choices. Schemes 5 and 6 are
+ *    created for 2^20 timers, so their wheels are as big as in W1 and W4.
  *  - Racy: callbacks touch any timer, those due at this tick included (a
  *    stop of a timer that is due but has not run yet, a 0-tick restart of
  *    one that just ran). Orders differ, so there is no common log; the
@@ -669,9 +671,10 @@ static void op_sleep(run *r, uint64_t *s)
 typedef struct profile {
     uint32_t timers;
     long ops;
+    uint32_t capacity; /* the engine is created for this many timers (>= timers) */
 } profile;
 
-static int run_init(run *r, const engine_ops *ops, uint64_t seed, uint32_t n, int racy)
+static int run_init(run *r, const engine_ops *ops, uint64_t seed, uint32_t n, uint32_t capacity, int racy)
 {
     memset(r, 0, sizeof *r);
     r->ops = ops;
@@ -683,7 +686,7 @@ static int run_init(run *r, const engine_ops *ops, uint64_t seed, uint32_t n, in
     r->deadline = calloc(n, sizeof *r->deadline);
     r->last_fire = calloc(n, sizeof *r->last_fire);
     r->fires_at = calloc(n, sizeof *r->fires_at);
-    r->e = ops->create(n, on_expiry, r);
+    r->e = ops->create(capacity, on_expiry, r);
     return r->pending && r->deadline && r->last_fire && r->fires_at && r->e ? 0 : -1;
 }
 
@@ -793,7 +796,7 @@ typedef struct oracle_log {
 static int oracle_run(uint64_t seed, profile p, choices *replay, entry **log, size_t *n, char *why, size_t whylen)
 {
     run r;
-    int ok = run_init(&r, &oracle_ops, seed, p.timers, 0) == 0;
+    int ok = run_init(&r, &oracle_ops, seed, p.timers, p.timers, 0) == 0;
     if (ok) {
         r.range_mode = replay ? RANGE_REPLAY : RANGE_DRIVER;
         r.record = replay;
@@ -824,8 +827,13 @@ static profile profile_for(const engine_ops *ops, long ops_full)
 {
     /* O(n) per expiry tick (scheme1) or per start (scheme2): fewer timers. */
     if (!strcmp(ops->name, "scheme1") || !strcmp(ops->name, "scheme2"))
-        return (profile){512, ops_full / 2};
-    return (profile){2048, ops_full};
+        return (profile){512, ops_full / 2, 512};
+    /* The hashed wheels size themselves by capacity: created for 2^20
+     * timers they have 2^20 slots, as in W1 and W4, where the busy bitmap's
+     * top level is several words long (the intervals reach past 2^20). */
+    if (!strcmp(ops->name, "scheme5") || !strcmp(ops->name, "scheme6"))
+        return (profile){2048, ops_full, UINT32_C(1) << 20};
+    return (profile){2048, ops_full, 2048};
 }
 
 static int test_engine(const engine_ops *ops, uint64_t seed, long ops_full, oracle_log *cache, size_t *ncache)
@@ -839,7 +847,7 @@ static int test_engine(const engine_ops *ops, uint64_t seed, long ops_full, orac
     /* Deterministic run against the oracle's log. */
     run r;
     choices rec = {0};
-    if (run_init(&r, ops, seed, p.timers, 0) < 0) {
+    if (run_init(&r, ops, seed, p.timers, p.capacity, 0) < 0) {
         snprintf(why, sizeof why, "cannot create the engine (%" PRIu32 " timers)", p.timers);
         ok = 0;
     } else {
@@ -890,7 +898,7 @@ static int test_engine(const engine_ops *ops, uint64_t seed, long ops_full, orac
 
     /* Racy run: the shadow checks alone. */
     if (ok) {
-        if (run_init(&r, ops, seed, p.timers, 1) < 0) {
+        if (run_init(&r, ops, seed, p.timers, p.capacity, 1) < 0) {
             snprintf(why, sizeof why, "cannot create the engine (%" PRIu32 " timers)", p.timers);
             ok = 0;
         } else {
