@@ -159,7 +159,7 @@ typedef struct tw_flops {
     bool j_seen, j_big, j_bad, j_less;
     /* interrupt */
     uint16_t age_q;
-    bool age_due_q, thresh_due_q, irq_q;
+    bool age_due_q, thresh_due_q, room_due_q, irq_q;
     /* read multiplexer */
     uint16_t now_hi_latch_q, next_hi_latch_q;
     uint32_t grp_q; /* the group register the access in B1 picked */
@@ -748,7 +748,9 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->age_q = (uint16_t)(m->age_q + 1u);
     np->age_due_q = m->age_q >= m->coal_holdoff_q;
     np->thresh_due_q = m->count_q >= m->coal_thresh_q;
-    np->irq_q = m->ctrl_irq_en_q && !fifo_empty && (m->hold_q || fifo_full || m->thresh_due_q || m->age_due_q);
+    np->room_due_q = src_host && m->adv_nz_q && m->count_q + 4u > depth;
+    np->irq_q = m->ctrl_irq_en_q && !fifo_empty
+                && (m->hold_q || fifo_full || m->thresh_due_q || m->age_due_q || m->room_due_q);
 
     /* -------------------------------------------------- read mux */
     if (m->r_now_lo)
@@ -827,6 +829,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->j_big = np->j_bad = np->j_less = false;
         np->age_q = 0;
         np->age_due_q = np->thresh_due_q = true;
+        np->room_due_q = false;
         np->irq_q = false;
         np->now_hi_latch_q = np->next_hi_latch_q = 0;
         np->rd1_q = false;
@@ -991,11 +994,12 @@ static void readout_clock(tw_model *m)
     }
     n->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
     n->thresh_due_q = f->count_q >= f->coal_thresh_q;
+    n->room_due_q = f->ctrl_src_q == SRC_HOST && f->adv_nz_q && f->count_q + 4u > depth;
     if (f->count_q == 0)
         n->age_q = 0;
     n->age_due_q = f->age_q >= f->coal_holdoff_q;
     n->irq_q = f->ctrl_irq_en_q && f->count_q != 0
-               && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q);
+               && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q || f->room_due_q);
     n->r_pop = false;
     m->f = n;
 }
@@ -1141,7 +1145,8 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
         if (dat & TW_STATUS_HOLD_MASK)
             f->hold_q = false;
         f->irq_q = f->ctrl_irq_en_q && f->count_q != 0
-                   && (f->hold_q || f->count_q == (1u << m->fifo_log2) || f->thresh_due_q || f->age_due_q);
+                   && (f->hold_q || f->count_q == (1u << m->fifo_log2) || f->thresh_due_q || f->age_due_q
+                       || f->room_due_q);
     }
     capture_request(m, f, dat);
     dly_access(m, f, &old, clocks);

@@ -35,7 +35,8 @@ module tw_core #(
 ) (
     input  wire        i_clk,
     input  wire        i_rst,          // synchronous, active high
-    // Wishbone B4 classic slave, 32-bit port, word addresses, no byte select
+    // Wishbone B4 slave (classic, or pipelined with the stall), 32-bit
+    // port, word addresses, no byte select
     input  wire        i_wb_cyc,
     input  wire        i_wb_stb,
     input  wire        i_wb_we,
@@ -94,10 +95,6 @@ module tw_core #(
             $finish;
         end
     end
-    // One access at a time: a pipelined master sees the core stalled from
-    // the capture until the clock of the ack (a classic master ignores it).
-    assign o_wb_stall = pend_q || acc3_q;
-
     // ====================================================== bus: R and B0
     // A request is captured at the first clock edge that sees cyc & stb with
     // no access outstanding or in B3; it is decoded (B0) in the next clock
@@ -158,6 +155,9 @@ module tw_core #(
     wire       req_cmd = req_kind_q[K_CMD];   // the request is a CMD write
     wire       dec     = req_v_q && !bus_hold && !(req_cmd && cmd_wait);
     reg        acc1_q, acc2_q, acc3_q; // the access is in B1, in B2, in B3
+    // One access at a time: a pipelined master sees the core stalled from
+    // the capture until the clock of the ack (a classic master ignores it).
+    assign o_wb_stall = pend_q || acc3_q;
     // The master dropped cyc while the access was outstanding (Wishbone's
     // abort): the access runs its course, but its ack is not given, so that
     // it cannot be taken for the ack of the master's next request.
@@ -931,10 +931,13 @@ module tw_core #(
     // ================================================ interrupt, coalescing
     // The line rises when THRESH entries wait, or when the FIFO has been
     // non-empty for HOLDOFF ticks (ticks reaching V, a jump its whole
-    // length, saturating at 65535), and always while virtual time is held
-    // or the FIFO is full.
+    // length, saturating at 65535), and always while virtual time is held,
+    // the FIFO is full, or virtual time waits for room: more than DEPTH - 4
+    // entries wait with ADVANCE not spent, so no tick can start (room_q)
+    // and the age stands still until the host pops (only a jump over empty
+    // slots can still move time).
     reg [15:0] age_q;
-    reg        age_due_q, thresh_due_q, irq_q;
+    reg        age_due_q, thresh_due_q, room_due_q, irq_q;
     // The jump's addition to the age, saturating, formed in J_SEL from both
     // candidates of its amount (as j_amt_q is chosen) so that J_LO only
     // loads it. age_q stands still through J_SEL (no tick reaches V, and
@@ -950,7 +953,7 @@ module tw_core #(
             j_age_q <= j_big || !j_less ? j_age_adv_sat : j_age_gap_sat;
     always @(posedge i_clk)
         if (i_rst) begin
-            age_q <= 0; age_due_q <= 1'b1; thresh_due_q <= 1'b1; irq_q <= 1'b0;
+            age_q <= 0; age_due_q <= 1'b1; thresh_due_q <= 1'b1; room_due_q <= 1'b0; irq_q <= 1'b0;
         end else begin
             if (fifo_empty)
                 age_q <= 0;
@@ -960,8 +963,9 @@ module tw_core #(
                 age_q <= age_q + 16'd1;
             age_due_q    <= age_q >= coal_holdoff_q;
             thresh_due_q <= {{(16-FW){1'b0}}, fifo_count} >= coal_thresh_q;
+            room_due_q   <= ctrl_src_q == SRC_HOST && adv_nz_q && {1'b0, fifo_count} > ROOM_MAX;
             irq_q        <= ctrl_irq_en_q && !fifo_empty
-                            && (hold_q || fifo_full || thresh_due_q || age_due_q);
+                            && (hold_q || fifo_full || thresh_due_q || age_due_q || room_due_q);
         end
     assign o_irq = irq_q;
 
@@ -1382,8 +1386,10 @@ module tw_core #(
     always @(posedge i_clk)
         if (f_past_valid && !$past(i_rst)) begin
             assert(irq_q == $past(ctrl_irq_en_q && fifo_count != 0
-                                  && (hold_q || fifo_count == DEPTH[FW-1:0] || thresh_due_q || age_due_q)));
+                                  && (hold_q || fifo_count == DEPTH[FW-1:0] || thresh_due_q || age_due_q
+                                      || room_due_q)));
             assert(thresh_due_q == $past({{(16-FW){1'b0}}, fifo_count} >= coal_thresh_q));
+            assert(room_due_q == $past(ctrl_src_q == SRC_HOST && adv_nz_q && fifo_count > ROOM_MAX_I));
             assert(age_due_q == $past(age_q >= coal_holdoff_q));
             if ($past(fifo_count == 0))
                 assert(age_q == 16'd0);

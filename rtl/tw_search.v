@@ -223,6 +223,7 @@ module tw_search #(
 
     // B mod 2^kb != 0 for the level in turn (nzl_q, below): its offset is
     // recorded less that, which is what its distance needs.
+    reg  [LEVELS-1:0] nzl_q;               // B mod 2^kb != 0
     reg nz_cur;
     always @(*) begin
         nz_cur = 1'b0;
@@ -279,7 +280,6 @@ module tw_search #(
     localparam integer NC  = (NBW + 11) / 12;
     reg  [NC*12-1:0] negb_q;
     reg  [NC-1:0]    zero_q;               // B's part c is zero
-    reg  [LEVELS-1:0] nzl_q;               // B mod 2^kb != 0
     wire [NC*12-1:0] base_lo = i_base[NC*12-1:0];
     reg  [NC-1:0]    cin;                  // B's parts below c are all zero
     integer c;

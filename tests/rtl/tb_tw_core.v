@@ -248,7 +248,7 @@ module tb_tw_core;
     reg [31:0] m_jamt;
     // coalescing and the line
     reg [15:0] m_age;
-    reg        m_age_due, m_thr_due, m_irq;
+    reg        m_age_due, m_thr_due, m_room_due, m_irq;
     reg [31:0] m_cnt_ev, m_cnt_late, m_cnt_ovf, m_cnt_cmds, m_cnt_buserr;
     // statistics (coverage of the run)
     integer st_late = 0, st_visit_ev = 0, st_drop = 0, st_multi = 0, st_jumps = 0, st_jab = 0;
@@ -394,7 +394,7 @@ module tb_tw_core;
             m_n1_gap <= 0; m_n1_end <= 0; m_n2_gap <= 0; m_n2_end <= 0; m_n1_f <= 0; m_n2_f <= 0; m_n2_within <= 0;
             m_jfar <= 0; m_jadvfar <= 0; m_jgo <= 0; m_jab <= 0; m_jseen <= 0; m_jbad <= 0; m_jbig <= 0; m_jless <= 0;
             m_jclk <= 0; m_jcool <= 0; m_jamt <= 0;
-            m_age <= 0; m_age_due <= 1; m_thr_due <= 1; m_irq <= 0;
+            m_age <= 0; m_age_due <= 1; m_thr_due <= 1; m_room_due <= 0; m_irq <= 0;
             m_cnt_ev <= 0; m_cnt_late <= 0; m_cnt_ovf <= 0; m_cnt_cmds <= 0; m_cnt_buserr <= 0;
         end else begin
             // ------------------------------------------------ clock c: R, B0
@@ -646,7 +646,9 @@ module tb_tw_core;
             else if (m_steps[3] && m_age != 16'hFFFF) m_age <= m_age + 1;
             m_age_due <= m_age >= m_holdoff;
             m_thr_due <= mq_n >= m_thresh;
-            m_irq <= m_irqen && mq_n != 0 && (m_hold || mq_n == DEPTH || m_thr_due || m_age_due);
+            // virtual time waiting for the host to make room (chip.md)
+            m_room_due <= m_src == 2'd0 && m_nz && mq_n + 4 > DEPTH;
+            m_irq <= m_irqen && mq_n != 0 && (m_hold || mq_n == DEPTH || m_thr_due || m_age_due || m_room_due);
         end
     end
 
@@ -1744,6 +1746,31 @@ module tb_tw_core;
             expect_reg(TW_REG_CNT_OVERFLOW, 0);
             expect_reg(TW_REG_CNT_EVENTS, nadv);
 
+            // The same stop with the interrupt on and coalescing that never
+            // comes due (THRESH and HOLDOFF at their largest): time can only
+            // go on once the host pops, so the line must rise for it.
+            section = "room wait raises the line (virtual time, no VHOLD)";
+            reset_dut;
+            busy_range;
+            wb_write(TW_REG_COALESCE, 32'hFFFF_FFFF);
+            wb_write(TW_REG_CTRL, 32'h4);            // host ticks, IRQ_EN, no VHOLD
+            wb_write(TW_REG_ADVANCE, nadv);
+            idle(DEPTH * 12 + 40);
+            wb_read(TW_REG_STATUS, rv);
+            check("room wait: virtual time waits (ADVANCING)", rv[TW_STATUS_ADVANCING_LSB], 1);
+            irq_is(1, "o_irq while virtual time waits for room");
+            k2 = 0;
+            n = 0;
+            while (k2 < nadv && n < 20 * nadv) begin
+                read_event;
+                if (e_valid) k2 = k2 + 1;
+                n = n + 1;
+            end
+            check("room wait: every event read", k2, nadv);
+            wait_adv(100);
+            expect_reg(TW_REG_NOW_LO, nadv);
+            irq_is(0, "o_irq once the FIFO is empty");
+
             // late SETs while virtual time fills the FIFO: the room kept for
             // the ticks and the CMD in flight means none is ever dropped
             section = "full FIFO, late SETs (virtual time)";
@@ -2734,7 +2761,10 @@ module tb_tw_core;
             expect_reg(TW_REG_NOW_LO, 3);
             irq_is(1, "o_irq while HOLD");
             wb_write(TW_REG_STATUS, 32'h2);               // release: the entry still waits
-            irq_is(0, "o_irq after HOLD is cleared");
+            // (with 4 entries of FIFO the one waiting leaves no room for a
+            // tick, and the line stays up until the jump to the end spends
+            // ADVANCE: not checked at a clock here)
+            if (DEPTH > 4) irq_is(0, "o_irq after HOLD is cleared");
             wait_adv(SLOTS * 12 + 200);
             expect_reg(TW_REG_NOW_LO, SLOTS);
             irq_is(0, "o_irq (entry pending, below THRESH and HOLDOFF)");
