@@ -2,6 +2,7 @@
 """Where the chip's iCE40 area goes (the `fpga` target's area section).
 
     python3 fpga/area.py OUTDIR [--levels 4] [--slot-bits 8]
+    python3 fpga/area.py --check     (every cut's patch still matches the RTL)
 
 Synthesises the board-independent chip (tw_spi_top: SPI bridge + core) with
 synth_ice40, packs it with `nextpnr-ice40 --pack-only` to count logic cells,
@@ -71,9 +72,9 @@ VARIANTS = [
     ("counters", "the five 32-bit statistics counters (cnt_*, CNT_*)", "tw_spi_top", [
         ("rtl/tw_core.v", r"(grp_q\[\d\] <= )cnt_\w+_q;", r"\g<1>32'd0;", 5),
     ]),
-    ("coalesce", "interrupt coalescing (age_q, age_due_q, thresh_due_q, the jump's j_age_q; "
-                 "the COALESCE register stays, readable)", "tw_spi_top", [
-        ("rtl/tw_core.v", r"\(hold_q \|\| fifo_full \|\| thresh_due_q \|\| age_due_q\)", "1'b1", 1),
+    ("coalesce", "interrupt coalescing (age_q, age_due_q, thresh_due_q, room_due_q, the jump's "
+                 "j_age_q; the COALESCE register stays, readable)", "tw_spi_top", [
+        ("rtl/tw_core.v", r"\(hold_q \|\| fifo_full \|\| thresh_due_q \|\| age_due_q \|\| room_due_q\)", "1'b1", 1),
     ]),
     ("bridge", "the SPI bridge (tw_spi) and the IRQ flop: tw_core alone", "tw_core", []),
 ]
@@ -133,12 +134,33 @@ def by_name(json_path, top):
     return dict(ffs), dict(luts)
 
 
+def patch_errors():
+    """The cuts whose patches no longer match the RTL, without synthesis:
+    `make test` runs this, so an RTL change that breaks a cut shows there
+    rather than in the next `make fpga`."""
+    errors = []
+    for name, _what, _top, patches in VARIANTS:
+        for f, pat, rep, want in patches:
+            n = len(re.findall(pat, open(f).read(), flags=re.S))
+            if n != want:
+                errors.append(f"{name}: patch /{pat}/ matches {n} times in {f}, expected {want}")
+    return errors
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("outdir")
+    ap.add_argument("outdir", nargs="?")
     ap.add_argument("--levels", type=int, default=4)
     ap.add_argument("--slot-bits", type=int, default=8)
+    ap.add_argument("--check", action="store_true", help="check that every cut's patch matches the RTL, and exit")
     a = ap.parse_args()
+    if a.check:
+        errors = patch_errors()
+        for e in errors:
+            print(f"fpga/area.py: {e}: update fpga/area.py", file=sys.stderr)
+        sys.exit(1 if errors else 0)
+    if not a.outdir:
+        ap.error("OUTDIR is required (or --check)")
 
     os.makedirs(a.outdir, exist_ok=True)
     res = {"levels": a.levels, "slot_bits": a.slot_bits, "variants": []}
