@@ -261,6 +261,8 @@ static inline void eng_prefault(void *p, size_t bytes)
     volatile unsigned char *b = p;
     for (size_t i = 0; i < bytes; i += 4096)
         b[i] = 0;
+    if (bytes)
+        b[bytes - 1] = 0; /* the last page, when the block does not start on one */
 }
 
 /* A wheel's slot heads (nslots zeroed heads of `size` bytes) and their busy

@@ -748,7 +748,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->age_q = (uint16_t)(m->age_q + 1u);
     np->age_due_q = m->age_q >= m->coal_holdoff_q;
     np->thresh_due_q = m->count_q >= m->coal_thresh_q;
-    np->room_due_q = src_host && m->adv_nz_q && m->count_q + 4u > depth;
+    np->room_due_q = src_host && m->adv_nz_q && !m->j_busy_q && !a_busy && m->count_q + 4u > depth;
     np->irq_q = m->ctrl_irq_en_q && !fifo_empty
                 && (m->hold_q || fifo_full || m->thresh_due_q || m->age_due_q || m->room_due_q);
 
@@ -994,7 +994,7 @@ static void readout_clock(tw_model *m)
     }
     n->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
     n->thresh_due_q = f->count_q >= f->coal_thresh_q;
-    n->room_due_q = f->ctrl_src_q == SRC_HOST && f->adv_nz_q && f->count_q + 4u > depth;
+    n->room_due_q = f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->j_busy_q && !adv_busy(f) && f->count_q + 4u > depth;
     if (f->count_q == 0)
         n->age_q = 0;
     n->age_due_q = f->age_q >= f->coal_holdoff_q;

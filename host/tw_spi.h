@@ -93,8 +93,8 @@ typedef struct tw_spidev_config {
  * Linux >= 5.10) as an input with rising edges, consumer "tickwheel", and
  * held until tw_dev_close. Errors: TW_EINVAL for a NULL or bad argument or a
  * line the chip does not have, TW_ENODEV for a missing device or GPIO chip,
- * or a file that is not one (a spidev that refuses its setup, a GPIO chip
- * without the v2 uAPI), TW_EBUSY for a line another user holds,
+ * or a file that is not one (its setup ioctl answers ENOTTY; for a GPIO
+ * chip, also one without the v2 uAPI), TW_EBUSY for a line another user holds,
  * TW_EIO for anything else the kernel refuses (e.g. no permission on the
  * device files); nothing stays open after an error. */
 int tw_spidev_open(tw_dev *dev, const tw_spidev_config *cfg);

@@ -933,9 +933,9 @@ module tw_core #(
     // non-empty for HOLDOFF ticks (ticks reaching V, a jump its whole
     // length, saturating at 65535), and always while virtual time is held,
     // the FIFO is full, or virtual time waits for room: more than DEPTH - 4
-    // entries wait with ADVANCE not spent, so no tick can start (room_q)
-    // and the age stands still until the host pops (only a jump over empty
-    // slots can still move time).
+    // entries wait with ADVANCE not spent and no sum or jump running, so no
+    // tick can start (room_q) and the age stands still until the host pops
+    // (only a jump over empty slots can still move time).
     reg [15:0] age_q;
     reg        age_due_q, thresh_due_q, room_due_q, irq_q;
     // The jump's addition to the age, saturating, formed in J_SEL from both
@@ -963,7 +963,8 @@ module tw_core #(
                 age_q <= age_q + 16'd1;
             age_due_q    <= age_q >= coal_holdoff_q;
             thresh_due_q <= {{(16-FW){1'b0}}, fifo_count} >= coal_thresh_q;
-            room_due_q   <= ctrl_src_q == SRC_HOST && adv_nz_q && {1'b0, fifo_count} > ROOM_MAX;
+            room_due_q   <= ctrl_src_q == SRC_HOST && adv_nz_q && j_run && !adv_busy
+                            && {1'b0, fifo_count} > ROOM_MAX;
             irq_q        <= ctrl_irq_en_q && !fifo_empty
                             && (hold_q || fifo_full || thresh_due_q || age_due_q || room_due_q);
         end
@@ -1389,7 +1390,8 @@ module tw_core #(
                                   && (hold_q || fifo_count == DEPTH[FW-1:0] || thresh_due_q || age_due_q
                                       || room_due_q)));
             assert(thresh_due_q == $past({{(16-FW){1'b0}}, fifo_count} >= coal_thresh_q));
-            assert(room_due_q == $past(ctrl_src_q == SRC_HOST && adv_nz_q && fifo_count > ROOM_MAX_I));
+            assert(room_due_q == $past(ctrl_src_q == SRC_HOST && adv_nz_q && j_run && !adv_busy
+                                       && fifo_count > ROOM_MAX_I));
             assert(age_due_q == $past(age_q >= coal_holdoff_q));
             if ($past(fifo_count == 0))
                 assert(age_q == 16'd0);

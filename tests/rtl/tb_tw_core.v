@@ -647,7 +647,7 @@ module tb_tw_core;
             m_age_due <= m_age >= m_holdoff;
             m_thr_due <= mq_n >= m_thresh;
             // virtual time waiting for the host to make room (chip.md)
-            m_room_due <= m_src == 2'd0 && m_nz && mq_n + 4 > DEPTH;
+            m_room_due <= m_src == 2'd0 && m_nz && !jbusy && !advbusy && mq_n + 4 > DEPTH;
             m_irq <= m_irqen && mq_n != 0 && (m_hold || mq_n == DEPTH || m_thr_due || m_age_due || m_room_due);
         end
     end
