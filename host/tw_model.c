@@ -236,6 +236,20 @@ static uint32_t caps_value(const tw_model *m)
 
 static bool adv_busy(const tw_flops *f) { return f->adv_st_q != A_IDLE; }
 
+/* The interrupt's flags after a clock, from the state before it: one
+ * definition for every place that computes a clock (the whole edge, the
+ * read-out clock and a closed-form STATUS write). */
+static bool room_due_next(const tw_flops *f, unsigned depth)
+{
+    return f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->j_busy_q && !adv_busy(f) && f->count_q + 4u > depth;
+}
+
+static bool irq_next(const tw_flops *f, unsigned depth)
+{
+    return f->ctrl_irq_en_q && f->count_q != 0
+           && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q || f->room_due_q);
+}
+
 static bool advancing(const tw_flops *f)
 {
     return f->adv_nz_q || adv_busy(f) || f->step_q || f->fly_q || f->j_busy_q;
@@ -748,9 +762,8 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
         np->age_q = (uint16_t)(m->age_q + 1u);
     np->age_due_q = m->age_q >= m->coal_holdoff_q;
     np->thresh_due_q = m->count_q >= m->coal_thresh_q;
-    np->room_due_q = src_host && m->adv_nz_q && !m->j_busy_q && !a_busy && m->count_q + 4u > depth;
-    np->irq_q = m->ctrl_irq_en_q && !fifo_empty
-                && (m->hold_q || fifo_full || m->thresh_due_q || m->age_due_q || m->room_due_q);
+    np->room_due_q = room_due_next(m, depth);
+    np->irq_q = irq_next(m, depth);
 
     /* -------------------------------------------------- read mux */
     if (m->r_now_lo)
@@ -994,12 +1007,11 @@ static void readout_clock(tw_model *m)
     }
     n->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
     n->thresh_due_q = f->count_q >= f->coal_thresh_q;
-    n->room_due_q = f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->j_busy_q && !adv_busy(f) && f->count_q + 4u > depth;
+    n->room_due_q = room_due_next(f, depth);
     if (f->count_q == 0)
         n->age_q = 0;
     n->age_due_q = f->age_q >= f->coal_holdoff_q;
-    n->irq_q = f->ctrl_irq_en_q && f->count_q != 0
-               && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q || f->room_due_q);
+    n->irq_q = irq_next(f, depth);
     n->r_pop = false;
     m->f = n;
 }
@@ -1144,9 +1156,7 @@ static bool fast_access(tw_model *m, unsigned adr, bool we, uint32_t dat, uint32
             f->cmd_err_q = false;
         if (dat & TW_STATUS_HOLD_MASK)
             f->hold_q = false;
-        f->irq_q = f->ctrl_irq_en_q && f->count_q != 0
-                   && (f->hold_q || f->count_q == (1u << m->fifo_log2) || f->thresh_due_q || f->age_due_q
-                       || f->room_due_q);
+        f->irq_q = irq_next(f, 1u << m->fifo_log2);
     }
     capture_request(m, f, dat);
     dly_access(m, f, &old, clocks);
