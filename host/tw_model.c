@@ -236,18 +236,22 @@ static uint32_t caps_value(const tw_model *m)
 
 static bool adv_busy(const tw_flops *f) { return f->adv_st_q != A_IDLE; }
 
-/* The interrupt's flags after a clock, from the state before it: one
- * definition for every place that computes a clock (the whole edge, the
- * read-out clock and a closed-form STATUS write). */
-static bool room_due_next(const tw_flops *f, unsigned depth)
-{
-    return f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->j_busy_q && !adv_busy(f) && f->count_q + 4u > depth;
-}
-
+/* The interrupt line after a clock, from the state before it; also after a
+ * closed-form STATUS write, which changes only the flags it reads. */
 static bool irq_next(const tw_flops *f, unsigned depth)
 {
     return f->ctrl_irq_en_q && f->count_q != 0
            && (f->hold_q || f->count_q == depth || f->thresh_due_q || f->age_due_q || f->room_due_q);
+}
+
+/* The coalescing flags and the line after a clock (N) from the state before
+ * it (F): one definition for the whole edge and the read-out clock. */
+static void coalesce_next(const tw_flops *f, tw_flops *n, unsigned depth)
+{
+    n->age_due_q = f->age_q >= f->coal_holdoff_q;
+    n->thresh_due_q = f->count_q >= f->coal_thresh_q;
+    n->room_due_q = f->ctrl_src_q == SRC_HOST && f->adv_nz_q && !f->j_busy_q && !adv_busy(f) && f->count_q + 4u > depth;
+    n->irq_q = irq_next(f, depth);
 }
 
 static bool advancing(const tw_flops *f)
@@ -760,10 +764,7 @@ static bool edge(tw_model *mdl, const tw_bus_in *in, bool commit)
                       : (uint16_t)(m->age_q + (m->j_amt_q & 0xFFFFu));
     else if (m->step_v && m->age_q != 0xFFFF)
         np->age_q = (uint16_t)(m->age_q + 1u);
-    np->age_due_q = m->age_q >= m->coal_holdoff_q;
-    np->thresh_due_q = m->count_q >= m->coal_thresh_q;
-    np->room_due_q = room_due_next(m, depth);
-    np->irq_q = irq_next(m, depth);
+    coalesce_next(m, np, depth);
 
     /* -------------------------------------------------- read mux */
     if (m->r_now_lo)
@@ -1006,12 +1007,9 @@ static void readout_clock(tw_model *m)
         n->count_q = (uint16_t)(f->count_q - 1u);
     }
     n->room_q = (unsigned)f->count_q + f->fly_n_q + 4u <= depth;
-    n->thresh_due_q = f->count_q >= f->coal_thresh_q;
-    n->room_due_q = room_due_next(f, depth);
     if (f->count_q == 0)
         n->age_q = 0;
-    n->age_due_q = f->age_q >= f->coal_holdoff_q;
-    n->irq_q = irq_next(f, depth);
+    coalesce_next(f, n, depth);
     n->r_pop = false;
     m->f = n;
 }
