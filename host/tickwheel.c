@@ -524,7 +524,7 @@ int tw_work_pending(const tw_wheel *w)
 
 size_t tw_count_pending(const tw_wheel *w)
 {
-    return w ? w->pending : 0;
+    return w && w->slots ? w->pending : 0;
 }
 
 /* ---------------------------------------------------------------- events */

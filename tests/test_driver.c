@@ -903,7 +903,10 @@ static void test_bad_input(const tw_backend *b)
     tw_dev closed;
     memset(&closed, 0, sizeof closed);
     CHECK_EQ(tw_probe(&closed, &g), TW_ENODEV);
+    memset(&w2, 0xA5, sizeof w2); /* what a failed tw_init leaves is refused, not read */
     CHECK_EQ(tw_init(&w2, &closed, f.mem, 1 << 20, &cfg), TW_ENODEV);
+    CHECK_EQ(tw_count_pending(&w2), 0);
+    CHECK_EQ(tw_work_pending(&w2), 0);
     /* A chip that answers the probe and then fails: the wheel tw_init
      * leaves behind is refused by every call, not half set up. */
     tw_dev_ops mute_ops = {"mute", forward_read, dead_write, fake_wait, NULL, NULL, NULL, NULL};
