@@ -1,6 +1,7 @@
-/* tickwheel in an event loop: the loop sleeps in poll() for as long as
- * tw_ticks_until_next says, and the chip's interrupt wakes it. Requests to
- * start timers come in on a socket, as any other fd work would.
+/* tickwheel in an event loop: the loop sleeps in poll() until the chip's
+ * interrupt wakes it, at most two ticks longer than tw_ticks_until_next
+ * says. Requests to start timers come in on a socket, as any other fd work
+ * would.
  *
  * The "board" is the C model of the chip, clocked in real time by a thread
  * of its own (1 tick = 1 ms from its prescaler). Its interrupt line reaches
@@ -302,7 +303,12 @@ int main(int argc, char **argv)
         if (rc < 0)
             break;
         struct pollfd fds[2] = {{.fd = b.irq_fd, .events = POLLIN}, {.fd = loop.sock, .events = POLLIN}};
-        int n = poll(fds, 2, (int)sleep_ticks); /* a tick is a millisecond */
+        /* The interrupt wakes the loop at a deadline; the timeout is only
+         * the backstop for a lost one, so it waits two ticks longer: one for
+         * the line's own delay (here the clock thread runs the chip in 1 ms
+         * steps) and one to spare. A timeout of exactly the answer would
+         * race the interrupt. 0 (events wait) is no sleep at all. */
+        int n = poll(fds, 2, (int)(sleep_ticks ? sleep_ticks + 2 : 0)); /* a tick is a millisecond */
         if (n < 0 && errno != EINTR) {
             perror("event_loop: poll");
             break;
