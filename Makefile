@@ -39,7 +39,7 @@ endif
 CC       ?= cc
 CXX      ?= c++
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -Wall -Wextra -Werror -Ihost $(SANFLAGS)
+CFLAGS   += -std=c11 -Wall -Wextra -Werror -Ihost -Isim $(SANFLAGS)
 CXXFLAGS ?= -O2 -g
 LDLIBS   := -lz -pthread $(SANFLAGS)
 
@@ -98,7 +98,7 @@ check-regs:
 	@python3 tools/gen_regs.py --check rtl/tw_regs.toml $(REGS_OUT)
 
 # ------------------------------------------------------------------ C code
-$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) $(wildcard tests/*.h) $(wildcard examples/*.h) | $(BUILD)/.deps
+$(BUILD)/%.o: %.c host/tw_regs.h $(wildcard host/*.h) $(wildcard sim/*.h) $(wildcard tests/*.h) $(wildcard examples/*.h) | $(BUILD)/.deps
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -c $< -o $@
 
@@ -120,9 +120,9 @@ $(MODEL_BUILD)/vl/%/Vtw_core__ALL.a: $(RTL) rtl/tw_regs.vh | $(BUILD)/.deps
 	  -MAKEFLAGS "OPT_FAST=-O1 OPT_SLOW=-O1" \
 	  $(RTL) > $(@D)/verilator.log 2>&1 || (cat $(@D)/verilator.log; exit 1)
 
-$(BUILD)/vl/%/tw_vl.o: sim/tw_vl.cpp $(MODEL_BUILD)/vl/%/Vtw_core__ALL.a host/tw_dev.h host/tw_regs.h
+$(BUILD)/vl/%/tw_vl.o: sim/tw_vl.cpp sim/tw_vl.h $(MODEL_BUILD)/vl/%/Vtw_core__ALL.a host/tw_dev.h host/tw_regs.h
 	@mkdir -p $(@D)
-	$(CXX) $(VL_CXXFLAGS) -Ihost -I$(MODEL_BUILD)/vl/$* -c $< -o $@
+	$(CXX) $(VL_CXXFLAGS) -Ihost -Isim -I$(MODEL_BUILD)/vl/$* -c $< -o $@
 
 vl_objs = $(BUILD)/vl/$1/tw_vl.o $(MODEL_BUILD)/vl/$1/Vtw_core__ALL.a $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
 
@@ -137,7 +137,7 @@ $(MODEL_BUILD)/vlspi/%/Vtw_spi_top__ALL.a: $(SPI_RTL) rtl/tw_regs.vh | $(BUILD)/
 
 $(BUILD)/vlspi/%/tw_vl_spi.o: sim/tw_vl_spi.cpp $(MODEL_BUILD)/vlspi/%/Vtw_spi_top__ALL.a sim/tw_vl_spi.h host/tw_spi.h host/tw_regs.h
 	@mkdir -p $(@D)
-	$(CXX) $(VL_CXXFLAGS) -Ihost -I$(MODEL_BUILD)/vlspi/$* -c $< -o $@
+	$(CXX) $(VL_CXXFLAGS) -Ihost -Isim -I$(MODEL_BUILD)/vlspi/$* -c $< -o $@
 
 vlspi_objs = $(BUILD)/vlspi/$1/tw_vl_spi.o $(MODEL_BUILD)/vlspi/$1/Vtw_spi_top__ALL.a $(VL_RUNTIME:%=$(BUILD)/vlrt/%.o)
 
@@ -310,9 +310,6 @@ $(BUILD)/tests/test-spi: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $
 
 # The spidev backend against a stand-in /dev/spidev (tests/fake_spidev.c
 # defines the system calls the backend makes) over the same Verilated top.
-SPIDEV_TEST_OBJ := $(BUILD)/tests/test_spidev.o $(BUILD)/tests/fake_spidev.o $(BUILD)/tests/tw_sim_standin.o
-$(SPIDEV_TEST_OBJ): CFLAGS += -Isim
-$(SPIDEV_TEST_OBJ): sim/tw_vl_spi.h
 $(BUILD)/tests/test-spidev: $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
                             $(BUILD)/tests/test_spidev.o $(BUILD)/tests/fake_spidev.o $(BUILD)/libtickwheel.a \
                             $(call vlspi_objs,$(DEFAULT_GEO))

@@ -12,6 +12,7 @@
 
 #include "tickwheel.h"
 #include "tw_regs.h"
+#include "tw_vl.h"
 
 enum { RUNS = 5 };
 

@@ -26,6 +26,10 @@
 #include "tw_dev.h"
 #include "tw_err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tw_list {
     struct tw_list *next, *prev;
 } tw_list;
@@ -182,5 +186,9 @@ int tw_now(tw_wheel *w, uint64_t *now);
 int tw_work_pending(const tw_wheel *w);
 /* Timers pending (in slots or expired, not yet called back). */
 size_t tw_count_pending(const tw_wheel *w);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

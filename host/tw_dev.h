@@ -12,6 +12,10 @@
 
 #include "tw_err.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct tw_dev_ops {
     const char *name;
     /* One bus transaction each. Return 0, or a negative TW_E* code. */
@@ -81,12 +85,17 @@ typedef struct tw_sim_config {
     const char *trace;   /* Verilator backend only: waveform file (FST), or NULL */
 } tw_sim_config;
 
-/* Backends. Each returns 0 and fills *dev, or a negative TW_E* code. */
+/* Backends. Each returns 0 and fills *dev, or a negative TW_E* code. The
+ * Verilated RTL's, tw_vl_open, is the simulator's (sim/tw_vl.h), not the
+ * installed library's. */
 int tw_model_open(tw_dev *dev, const tw_sim_config *cfg);  /* C model (host/tw_model.c) */
-int tw_vl_open(tw_dev *dev, const tw_sim_config *cfg);     /* Verilated RTL (sim/tw_vl.cpp) */
 /* C model only: run its clock `cycles` cycles whether or not the interrupt
  * line is high, as a board's clock does. Returns the line (1 or 0), or a
  * negative TW_E* code for a device that is not the C model. */
 int tw_model_run(tw_dev *dev, uint64_t cycles);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -3,6 +3,10 @@
 #ifndef TW_ERR_H
 #define TW_ERR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum tw_err {
     TW_OK        = 0,
     TW_EINVAL    = -1, /* bad argument: NULL, zero budget, bad geometry */
@@ -21,5 +25,9 @@ enum tw_err {
 };
 
 const char *tw_strerror(int err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

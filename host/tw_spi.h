@@ -9,6 +9,10 @@
 
 #include "tw_dev.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define TW_SPI_FRAME_LEN 13u
 /* Late (docs/spi.md): the bus had not acked in time, or was still busy with
  * an earlier access. Not an answer: the frame is repeated unchanged. */
@@ -55,26 +59,8 @@ int tw_spi_open(tw_dev *dev, const tw_spi_transport *transport, void *transport_
 /* Statistics of a device opened by tw_spi_open (NULL for any other). */
 const tw_spi_stats *tw_spi_get_stats(const tw_dev *dev);
 
-/* Backends over this link. */
-typedef struct tw_vl_spi_config {
-    tw_sim_config sim;       /* geometry check, as for tw_vl_open */
-    unsigned half_period;    /* system clocks per half SCK period (>= 4) */
-    double corrupt_rate;     /* probability that a frame gets one bit flipped */
-    double drop_rate;        /* probability that a frame is cut short (CS_N rises
-                              * mid-request: nothing done), half of these; or
-                              * its response is lost (MISO floats high: the
-                              * access happened) or, unless a bit is flipped,
-                              * answered late (0x00, as by a bus slave slower
-                              * than the deadline: the access happened) */
-    uint64_t seed;           /* for the faults and SCK phase jitter */
-    struct tw_vl_spi_faults *faults; /* optional: counts of faults injected */
-} tw_vl_spi_config;
-
-typedef struct tw_vl_spi_faults {
-    uint64_t flipped_bits, cut_requests, lost_responses, late_responses;
-} tw_vl_spi_faults;
-/* The Verilated FPGA top (bridge + core), frames clocked through bit by bit. */
-int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg);
+/* Backends over this link (the Verilated FPGA top, for simulation, is
+ * sim/tw_vl_spi.h's). */
 /* Linux spidev: a board on a host's SPI pins (docs/fpga.md has the wiring). */
 typedef struct tw_spidev_config {
     const char *spi_path;  /* e.g. "/dev/spidev0.0" */
@@ -108,5 +94,9 @@ int tw_spidev_open(tw_dev *dev, const tw_spidev_config *cfg);
  * Returns -1 for NULL, a device tw_spidev_open did not open, or one opened
  * without an IRQ line (irq_chip NULL: STATUS is polled, no fd to wait on). */
 int tw_spidev_irq_fd(const tw_dev *dev);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

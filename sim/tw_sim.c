@@ -18,6 +18,8 @@
 #include "tickwheel.h"
 #include "tw_args.h"
 #include "tw_spi.h"
+#include "tw_vl.h"
+#include "tw_vl_spi.h"
 
 /* ------------------------------------------------------------ scenarios */
 

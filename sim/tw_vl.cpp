@@ -9,11 +9,10 @@
 #include "verilated.h"
 #include "verilated_fst_c.h"
 
-extern "C" {
 #include "tw_dev.h"
 #include "tw_err.h"
 #include "tw_regs.h"
-}
+#include "tw_vl.h"
 
 namespace {
 
@@ -119,7 +118,7 @@ const tw_dev_ops vl_ops = {
 
 } // namespace
 
-extern "C" int tw_vl_open(tw_dev *dev, const tw_sim_config *cfg)
+int tw_vl_open(tw_dev *dev, const tw_sim_config *cfg)
 {
     if (!dev)
         return TW_EINVAL;

@@ -13,12 +13,10 @@
 #include "Vtw_spi_top.h"
 #include "verilated.h"
 
-extern "C" {
 #include "tw_err.h"
 #include "tw_regs.h"
 #include "tw_spi.h"
 #include "tw_vl_spi.h"
-}
 
 // The chip and its clock; sim/tw_vl_spi.h names it for tests that use it bare.
 struct tw_vl_spi_chip {
@@ -198,7 +196,7 @@ bool config_ok(const tw_vl_spi_config *cfg)
 
 } // namespace
 
-extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
+int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
 {
     if (!dev || !config_ok(cfg))
         return TW_EINVAL;
@@ -229,31 +227,31 @@ extern "C" int tw_vl_spi_open(tw_dev *dev, const tw_vl_spi_config *cfg)
 
 // The bare chip (sim/tw_vl_spi.h): the same model for tests that carry the
 // frames themselves instead of through tw_spi_open's link.
-extern "C" tw_vl_spi_chip *tw_vl_spi_chip_new(const tw_vl_spi_config *cfg)
+tw_vl_spi_chip *tw_vl_spi_chip_new(const tw_vl_spi_config *cfg)
 {
     if (!config_ok(cfg))
         return nullptr;
     return new_chip(cfg);
 }
 
-extern "C" void tw_vl_spi_chip_free(tw_vl_spi_chip *chip)
+void tw_vl_spi_chip_free(tw_vl_spi_chip *chip)
 {
     if (chip)
         spi_close(chip);
 }
 
-extern "C" int tw_vl_spi_chip_transfer(tw_vl_spi_chip *chip, const uint8_t *tx, uint8_t *rx, size_t len)
+int tw_vl_spi_chip_transfer(tw_vl_spi_chip *chip, const uint8_t *tx, uint8_t *rx, size_t len)
 {
     return spi_transfer(chip, tx, rx, len);
 }
 
-extern "C" int tw_vl_spi_chip_run(tw_vl_spi_chip *chip, uint64_t to_cycle, int stop_on_irq)
+int tw_vl_spi_chip_run(tw_vl_spi_chip *chip, uint64_t to_cycle, int stop_on_irq)
 {
     while (chip->cycles < to_cycle && !(stop_on_irq && chip->top->o_irq))
         clock_cycles(chip, 1);
     return chip->top->o_irq ? 1 : 0;
 }
 
-extern "C" int tw_vl_spi_chip_irq(const tw_vl_spi_chip *chip) { return chip->top->o_irq ? 1 : 0; }
+int tw_vl_spi_chip_irq(const tw_vl_spi_chip *chip) { return chip->top->o_irq ? 1 : 0; }
 
-extern "C" uint64_t tw_vl_spi_chip_cycles(const tw_vl_spi_chip *chip) { return chip->cycles; }
+uint64_t tw_vl_spi_chip_cycles(const tw_vl_spi_chip *chip) { return chip->cycles; }

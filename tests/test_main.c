@@ -15,6 +15,7 @@
 #include "tw_regs.h"
 #include "tw_args.h"
 #include "tw_test.h"
+#include "tw_vl.h"
 
 int tw_driver_suite(const tw_backend *b);
 int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift,
@@ -46,6 +47,14 @@ int main(int argc, char **argv)
     }
     if (strcmp(backend, "model") && strcmp(backend, "vl") && strcmp(backend, "all"))
         usage(argv[0]);
+    if (strcmp(suite, "driver") && strcmp(suite, "random") && strcmp(suite, "lockstep") && strcmp(suite, "faults") &&
+        strcmp(suite, "all"))
+        usage(argv[0]);
+    /* Lockstep compares the two backends, so it has nothing to run on one. */
+    if (!strcmp(suite, "lockstep") && strcmp(backend, "all")) {
+        fprintf(stderr, "%s: --suite lockstep runs the model against the RTL: it needs --backend all\n", argv[0]);
+        return 2;
+    }
 
     /* The RTL's geometry is fixed at Verilation: read it, give the model the same. */
     tw_dev probe_dev;

@@ -16,6 +16,7 @@
 #include "tw_regs.h"
 #include "tw_spi.h"
 #include "tw_test.h"
+#include "tw_vl_spi.h"
 
 int tw_driver_suite(const tw_backend *b);
 int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift,
