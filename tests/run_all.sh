@@ -129,6 +129,12 @@ report() { # command, its exit status, its output
     step test-programs-refuse-bad-numbers sh -c '"$0/tests/test-engines" --engine heap --ops 1000 --seed 12x 2>&1 | grep -q "^usage:" &&
         { "$0/tests/test-engines" --engine heap --ops 1000 --seed " 5" > /dev/null 2>&1; [ $? -eq 2 ]; } &&
         "$0/tests/test-spi" --seed 1 --ops 0 2>&1 | grep -q "^usage:"' "$BUILD"
+    # A suite that does not exist, or lockstep on one backend, runs nothing:
+    # refused, not reported as a pass.
+    # shellcheck disable=SC2016
+    step test-programs-refuse-bad-suites sh -c 't="$0/tests/test-$1"; "$t" --suite bogus --seed 1 2>&1 | grep -q "^usage:" &&
+        { "$t" --backend model --suite lockstep --seed 1 > "$0/suite.err" 2>&1; [ $? -eq 2 ]; } &&
+        grep -q "needs --backend all" "$0/suite.err"' "$BUILD" "${GEOMETRIES%% *}"
     # bench-w3 names an impossible geometry, and stops a run that would take
     # hours at its --time-limit (2^40 ticks on 256 slots: 2^32 visits a timer).
     # shellcheck disable=SC2016
@@ -149,7 +155,9 @@ report() { # command, its exit status, its output
     step example-quickstart sh -c "$BUILD/examples/quickstart | grep -qx 'retransmit fired at tick 200'"
     # Each checks itself and exits non-zero on a wrong result.
     step example-retransmit sh -c "$BUILD/examples/retransmit --seed $SEED | grep -q '^ok: every lost ack'"
-    step example-retransmit-short-run-is-ok sh -c "$BUILD/examples/retransmit --connections 1 --ticks 5 | grep -q '^ok: no ack was lost'"
+    # A run shorter than the least RTO loses acks but retransmits nothing.
+    step example-retransmit-short-run-is-ok sh -c "$BUILD/examples/retransmit --connections 2000 --ticks 150 > $BUILD/short.out &&
+        grep -q '^ok: no lost ack had its RTO due' $BUILD/short.out && grep -Eq '^  acks lost +[1-9][0-9]* +\\(0 with' $BUILD/short.out"
     step example-retransmit-refuses-bad-numbers sh -c '"$0/examples/retransmit" --ticks 0 2>&1 | grep -q "^usage:" &&
         { "$0/examples/retransmit" --connections " 5" > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
     step example-event-loop sh -c "$BUILD/examples/event_loop --seed $SEED | grep -q '^ok: every timer fired once'"
