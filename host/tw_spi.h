@@ -59,9 +59,9 @@ int tw_spi_open(tw_dev *dev, const tw_spi_transport *transport, void *transport_
 /* Statistics of a device opened by tw_spi_open (NULL for any other). */
 const tw_spi_stats *tw_spi_get_stats(const tw_dev *dev);
 
-/* Backends over this link (the Verilated FPGA top, for simulation, is
- * sim/tw_vl_spi.h's). */
-/* Linux spidev: a board on a host's SPI pins (docs/fpga.md has the wiring). */
+/* A board's backend over this link: Linux spidev, the board on a host's SPI
+ * pins (docs/fpga.md has the wiring). The simulator's, over the Verilated
+ * FPGA top, is in sim/tw_vl_spi.h. */
 typedef struct tw_spidev_config {
     const char *spi_path;  /* e.g. "/dev/spidev0.0" */
     uint32_t speed_hz;     /* SCK, at most chip_hz / 8 (the bridge samples SCK
