@@ -86,15 +86,17 @@ module tw_core #(
     // The arm comparison is modular over TICK_BITS, so every visit the host
     // names must lie within 2^(TICK_BITS-1) ticks of now: one top-level
     // revolution (2^(m*b)) must be far shorter than that. The FIFO needs room
-    // for the entries in flight (below) beside one it holds.
-    initial begin
-        if (LEVELS < 1 || LEVELS > 4 || SLOT_BITS < 2 || SLOT_BITS > 12
-                || LEVELS * SLOT_BITS > 44 || FIFO_LOG2 < 2 || FIFO_LOG2 > 12) begin
-            $display("tw_core: unsupported geometry LEVELS=%0d SLOT_BITS=%0d FIFO_LOG2=%0d",
-                     LEVELS, SLOT_BITS, FIFO_LOG2);
-            $finish;
+    // for the entries in flight (below) beside one it holds. Any other
+    // geometry stops elaboration here, in Icarus, Verilator and Yosys alike,
+    // with the rule in the missing module's name (an initial block's $finish
+    // would stop only a simulation, and lint and synthesis would go on).
+    localparam GEOMETRY_OK = LEVELS >= 1 && LEVELS <= 4 && SLOT_BITS >= 2 && SLOT_BITS <= 12
+                             && LEVELS * SLOT_BITS <= 44 && FIFO_LOG2 >= 2 && FIFO_LOG2 <= 12;
+    generate
+        if (!GEOMETRY_OK) begin : g_unsupported_geometry
+            tw_core_needs_LEVELS_1_to_4_SLOT_BITS_2_to_12_LEVELS_x_SLOT_BITS_at_most_44_FIFO_LOG2_2_to_12 u_stop ();
         end
-    end
+    endgenerate
     // ====================================================== bus: R and B0
     // A request is captured at the first clock edge that sees cyc & stb with
     // no access outstanding or in B3; it is decoded (B0) in the next clock
@@ -931,8 +933,8 @@ module tw_core #(
     // ================================================ interrupt, coalescing
     // The line rises when THRESH entries wait, or when the FIFO has been
     // non-empty for HOLDOFF ticks (ticks reaching V, a jump its whole
-    // length, saturating at 65535), and always while virtual time is held,
-    // the FIFO is full, or virtual time waits for room: more than DEPTH - 4
+    // length, saturating at 65535), and, while any entry waits, whenever
+    // virtual time is held, the FIFO is full, or virtual time waits for room: more than DEPTH - 4
     // entries wait with ADVANCE not spent and no sum or jump running, so no
     // tick can start (room_q) and the age stands still until the host pops
     // (only a jump over empty slots can still move time).

@@ -37,11 +37,13 @@ report() { # command, its exit status, its output
     echo "# seed $SEED (replay: make test SEED=$SEED)"
     step generated-files-fresh make -s check-regs
     lines sh tests/gen_regs_check.sh "$BUILD/gen-regs-check"
-    # Lint reads only the RTL (LINT=0 skips it: make test SAN=1).
+    # Lint, and the refusal of unsupported parameters, read only the RTL
+    # (LINT=0 skips them: make test SAN=1).
     if [ "${LINT:-1}" = 0 ]; then
-        echo "# verilator-lint: run by the plain pass (it does not depend on the C build)"
+        echo "# verilator-lint, rtl-refuses-*: run by the plain pass (they do not depend on the C build)"
     else
         step verilator-lint make -s lint
+        lines sh tests/rtl/bad_params.sh "$BUILD/bad-params"
     fi
     # The long independent checks run two at a time (the machine's two
     # cores), longest first; each one's output is kept and reported below in
