@@ -98,6 +98,32 @@
 #define TW_SPI_ERRORS_FLAG_LSB 31u
 #define TW_SPI_ERRORS_FLAG_MASK 0x80000000u
 
+/* reset values (read after reset, once STATUS.SEARCHING has cleared) of the
+   registers that have a fixed one: TW_REGS_RESET(X) expands X(NAME, value) for each */
+#define TW_REGS_RESET(X) \
+    X(ID, 0x5457484Cu) \
+    X(VERSION, 0x00010000u) \
+    X(CTRL, 0x00000000u) \
+    X(PRESCALE, 0x00000000u) \
+    X(STATUS, 0x00000000u) \
+    X(NOW_LO, 0x00000000u) \
+    X(NOW_HI, 0x00000000u) \
+    X(ADVANCE, 0x00000000u) \
+    X(ARM_LO, 0x00000000u) \
+    X(ARM_HI, 0x00000000u) \
+    X(EVT_INFO, 0x00000000u) \
+    X(EVT_TICK, 0x00000000u) \
+    X(CNT_EVENTS, 0x00000000u) \
+    X(CNT_LATE, 0x00000000u) \
+    X(CNT_OVERFLOW, 0x00000000u) \
+    X(CNT_CMDS, 0x00000000u) \
+    X(CNT_BUSERR, 0x00000000u) \
+    X(SEARCH, 0xFFFFFFFFu) \
+    X(NEXT_LO, 0xFFFFFFFFu) \
+    X(NEXT_HI, 0x00000000u) \
+    X(COALESCE, 0x00000000u) \
+    X(SPI_ERRORS, 0x00000000u)
+
 #define TW_GET(reg_field, value) (((value) & reg_field##_MASK) >> reg_field##_LSB)
 #define TW_PUT(reg_field, value) (((uint32_t)(value) << reg_field##_LSB) & reg_field##_MASK)
 

@@ -35,3 +35,6 @@ broken wide-version  "map.version_major must be" "s = s.replace('version_major =
 broken access        "access must be one of"   "s = s.replace('access = \"ro\"', 'access = \"readonly\"', 1)"
 broken missing-key   "missing key 'doc'"       "import re; s = re.sub(r'doc = \"Register-map version.\"\n', '', s, count=1)"
 broken same-field    "is not a new identifier" "s = s.replace('name = \"MINOR\"', 'name = \"MAJOR\"', 1)"
+broken no-reset      "NOW_LO.reset must be a whole number" "s = s.replace('name = \"NOW_LO\"\nindex = 6\naccess = \"rc\"\nreset = 0\n', 'name = \"NOW_LO\"\nindex = 6\naccess = \"rc\"\n', 1)"
+broken wo-reset      "CMD is write only"       "s = s.replace('access = \"wo\"\n', 'access = \"wo\"\nreset = 0\n', 1)"
+broken id-reset      "ID.reset must be 0x5457484C" "s = s.replace('reset = 0x5457484C', 'reset = 0x5457484D', 1)"

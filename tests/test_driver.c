@@ -1048,6 +1048,33 @@ out:
     tw_fixture_close(&f);
 }
 
+/* Straight out of reset, every readable register with a fixed reset value
+ * (rtl/tw_regs.toml, TW_REGS_RESET) reads it, once the first search is done.
+ * In offset order, so CNT_BUSERR is read before the bridge-only SPI_ERRORS,
+ * which a bus without the bridge counts as an unmapped read. */
+static void test_reset_values(const tw_backend *b)
+{
+    tw_dev dev;
+    uint32_t status = TW_STATUS_SEARCHING_MASK, value;
+    if (b->open(&dev, &b->cfg) < 0) {
+        CHECK(!"backend open");
+        return;
+    }
+    for (int reads = 0; reads < 1000 && (status & TW_STATUS_SEARCHING_MASK); reads++)
+        CHECK_OK(tw_dev_read(&dev, TW_REG_STATUS, &status));
+#define CHECK_RESET(name, reset)                                                              \
+    do {                                                                                      \
+        value = ~(uint32_t)(reset);                                                           \
+        CHECK_OK(tw_dev_read(&dev, TW_REG_##name, &value));                                   \
+        if (value != (reset))                                                                 \
+            tw_test_fail(__FILE__, __LINE__, "%s reads 0x%08X after reset, not 0x%08X", #name, \
+                         (unsigned)value, (unsigned)(reset));                                 \
+    } while (0);
+    TW_REGS_RESET(CHECK_RESET)
+#undef CHECK_RESET
+    tw_dev_close(&dev);
+}
+
 /* The tests named in `only` (NULL-terminated), or all of them if it is NULL. */
 int tw_driver_suite_only(const tw_backend *b, const char *const *only)
 {
@@ -1055,6 +1082,7 @@ int tw_driver_suite_only(const tw_backend *b, const char *const *only)
         const char *name;
         void (*fn)(const tw_backend *);
     } tests[] = {
+        {"reset_values", test_reset_values},
         {"probe_geometry", test_probe_geometry},
         {"exact_tick", test_exact_tick},
         {"stop", test_stop},

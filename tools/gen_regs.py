@@ -61,6 +61,13 @@ def check(path, m, regs):
         if r["access"] not in ACCESS:
             fail(path, f"{name}.access must be one of {sorted(ACCESS)}, not {r['access']!r}")
         r["doc"]
+        # Every readable register says what it reads after reset: a number,
+        # or "build" where that depends on the build (CAPS).
+        if r["access"] == "wo":
+            if "reset" in r:
+                fail(path, f"{name} is write only: it has no reset value to read")
+        elif r.get("reset") != "build":
+            whole(path, f"{name}.reset", r.get("reset"), 0, 0xFFFFFFFF)
         used, fields = 0, set()
         for fld in r.get("fields", []):
             fname = fld["name"]
@@ -76,6 +83,11 @@ def check(path, m, regs):
             if mask & used or fld["lsb"] + fld["width"] > 32:
                 fail(path, f"field {name}.{fname} overlaps or exceeds 32 bits")
             used |= mask
+    # The identification registers' reset values are the map's own.
+    for name, value in (("ID", m["id_magic"]), ("VERSION", m["version_major"] << 16 | m["version_minor"])):
+        r = next((r for r in regs if r["name"] == name), None)
+        if r is not None and r["reset"] != value:
+            fail(path, f"{name}.reset must be 0x{value:08X}, the map's, not 0x{r['reset']:08X}")
     return m, sorted(regs, key=lambda r: r["index"])
 
 
@@ -138,6 +150,14 @@ def c_header(m, regs):
             out.append(f"#define {p}_LSB {fld['lsb']}u")
             out.append(f"#define {p}_MASK 0x{mask:08X}u")
     out.append("")
+    out.append("/* reset values (read after reset, once STATUS.SEARCHING has cleared) of the")
+    out.append("   registers that have a fixed one: TW_REGS_RESET(X) expands X(NAME, value) for each */")
+    out.append("#define TW_REGS_RESET(X) \\")
+    with_reset = [r for r in regs if isinstance(r.get("reset"), int)]
+    for i, r in enumerate(with_reset):
+        tail = " \\" if i + 1 < len(with_reset) else ""
+        out.append(f"    X({r['name']}, 0x{r['reset']:08X}u){tail}")
+    out.append("")
     out.append("#define TW_GET(reg_field, value) (((value) & reg_field##_MASK) >> reg_field##_LSB)")
     out.append("#define TW_PUT(reg_field, value) (((uint32_t)(value) << reg_field##_LSB) & reg_field##_MASK)")
     out.append("")
@@ -148,13 +168,25 @@ def c_header(m, regs):
 def markdown(m, regs):
     out = [f"<!-- {BANNER} -->", "# Register map", ""]
     out.append(f"ID magic `0x{m['id_magic']:08X}`, map version {m['version_major']}.{m['version_minor']}. "
-               "All registers are 32 bits; the address is the byte address on the Wishbone bus "
-               "(word index × 4). Unmapped addresses read 0 and count a bus error.")
+               "All registers are 32 bits. The offset is a byte offset, as `host/tw_regs.h` gives it "
+               "to the driver's backends; the core's Wishbone port (`i_wb_adr`) and the SPI frame "
+               f"take the {m['addr_bits']}-bit word address, offset / 4.")
     out.append("")
-    out.append("| addr | name | access | description |")
-    out.append("|---|---|---|---|")
+    out.append("Access: **ro** read only; **rw** read and write; **wo** write only; **rc** read only, "
+               "and a read has the side effect the description gives; **w1c** (fields) writing 1 "
+               "clears the bit, writing 0 leaves it. A write to a ro or rc register, a read of a wo "
+               "register, and any access to an unmapped offset are acknowledged like any other (the "
+               "bus has no error signal), change nothing (a read returns 0), and count in `CNT_BUSERR`.")
+    out.append("")
+    out.append("Reset: the value read after reset, once `STATUS.SEARCHING` has cleared (the first "
+               "search, a few dozen clocks); \"build\": the build's own value. Bits no field or "
+               "description names read 0.")
+    out.append("")
+    out.append("| offset | name | access | reset | description |")
+    out.append("|---|---|---|---|---|")
     for r in regs:
-        out.append(f"| 0x{4 * r['index']:02X} | `{r['name']}` | {r['access']} | {r['doc']} |")
+        reset = "—" if "reset" not in r else r["reset"] if r["reset"] == "build" else f"0x{r['reset']:08X}"
+        out.append(f"| 0x{4 * r['index']:02X} | `{r['name']}` | {r['access']} | {reset} | {r['doc']} |")
     for r in regs:
         if not r.get("fields"):
             continue
