@@ -1,9 +1,12 @@
+#define _POSIX_C_SOURCE 200809L /* alarm, write */
 #include "tw_test.h"
 #include "tw_args.h"
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int tw_test_failed;
 char tw_test_why[512];
@@ -50,11 +53,42 @@ void tw_fixture_close(tw_fixture *f)
     f->mem = NULL;
 }
 
+/* A test that hangs (a driver loop that never ends) fails by name instead
+ * of stalling the whole run: the watchdog prints the line formed before the
+ * test started and exits. TW_TEST_TIMEOUT (seconds) overrides the limit. */
+enum { TEST_TIMEOUT_S = 300 };
+static char watchdog_line[256];
+static size_t watchdog_len;
+
+static void on_watchdog(int sig)
+{
+    (void)sig;
+    ssize_t n = write(STDOUT_FILENO, watchdog_line, watchdog_len);
+    (void)n;
+    _exit(1);
+}
+
+static unsigned test_timeout(void)
+{
+    const char *s = getenv("TW_TEST_TIMEOUT");
+    char *end;
+    unsigned long v = s ? strtoul(s, &end, 10) : 0;
+    return s && *s && !*end && v > 0 && v < 86400 ? (unsigned)v : TEST_TIMEOUT_S;
+}
+
 int tw_test_run(const char *suite, const char *name, void (*fn)(const tw_backend *), const tw_backend *b)
 {
+    unsigned timeout = test_timeout();
     tw_test_failed = 0;
     tw_test_why[0] = 0;
+    int n = snprintf(watchdog_line, sizeof watchdog_line, "FAIL %s/%s/%s: still running after %u s (hung?)\n",
+                     suite, b->name, name, timeout);
+    watchdog_len = n > 0 && (size_t)n < sizeof watchdog_line ? (size_t)n : 0;
+    signal(SIGALRM, on_watchdog);
+    fflush(stdout);
+    alarm(timeout);
     fn(b);
+    alarm(0);
     if (tw_test_failed)
         printf("FAIL %s/%s/%s: %s (%d failed checks)\n", suite, b->name, name, tw_test_why,
                tw_test_failed);
