@@ -299,13 +299,13 @@ out:
 
 /* Coarse mode: no cascades at all, every timer late by at most its stated
  * slack, and a bounded number of looks per timer. */
-static void test_coarse(const tw_backend *b)
+static void coarse_run(const tw_backend *b, unsigned shift)
 {
-    enum { N = 400, SHIFT = 3 };
+    enum { N = 400 };
     tw_fixture f;
     probe *p = calloc(N, sizeof *p);
     uint64_t *want = calloc(N, sizeof *want);
-    tw_config cfg = {.source = TW_TIME_VIRTUAL, .coarse_shift = SHIFT};
+    tw_config cfg = {.source = TW_TIME_VIRTUAL, .coarse_shift = shift};
     tw_rng rng = {42};
     if (!p || !want || tw_fixture_open_cfg(&f, b, &cfg) < 0) {
         CHECK(0);
@@ -322,7 +322,7 @@ static void test_coarse(const tw_backend *b)
         CHECK_OK(tw_timer_init(&p[i].timer, on_fire, &p[i]));
         CHECK_OK(tw_start(w, &p[i].timer, iv));
         want[i] = before + iv;
-        p[i].latest = iv / ((1u << SHIFT) - 1); /* the stated slack */
+        p[i].latest = iv / ((1u << shift) - 1); /* the stated slack */
         CHECK_OK(tw_advance(w, tw_rng_below(&rng, 50), 1000));
     }
     uint64_t t;
@@ -337,11 +337,94 @@ static void test_coarse(const tw_backend *b)
     }
     CHECK_EQ(w->stats.cascades, 0);
     if (reach < 64 && max_iv < (UINT64_C(1) << reach)) /* nothing parked at the top */
-        CHECK(w->stats.events <= (uint64_t)N * ((1u << SHIFT) + 1));
+        CHECK(w->stats.events <= (uint64_t)N * ((1u << shift) + 1));
 out:
     tw_fixture_close(&f);
     free(p);
     free(want);
+}
+
+static void test_coarse(const tw_backend *b)
+{
+    coarse_run(b, 3);
+}
+
+/* A slack wider than a revolution of the level a timer goes to (shift >
+ * slot bits): the timer is visited on earlier revolutions and must stay in
+ * its slot (no cascade) until the visit at its deadline. */
+static void test_coarse_wide(const tw_backend *b)
+{
+    unsigned bits = b->cfg.slot_bits ? b->cfg.slot_bits : 8;
+    unsigned shift = bits + 3 > 16 ? 16 : bits + 3;
+    coarse_run(b, shift);
+}
+
+/* Coarse mode, timers started again with later deadlines: each is placed
+ * afresh for its new rounded deadline (no lazy re-arm, which would leave it
+ * in a slot whose visit then moves it: a cascade), and fires within the slack. */
+static void test_coarse_restart(const tw_backend *b)
+{
+    enum { N = 64, SHIFT = 3 };
+    tw_fixture f;
+    probe p[N];
+    uint64_t want[N];
+    tw_config cfg = {.source = TW_TIME_VIRTUAL, .coarse_shift = SHIFT};
+    if (tw_fixture_open_cfg(&f, b, &cfg) < 0) {
+        CHECK(0);
+        return;
+    }
+    tw_wheel *w = &f.wheel;
+    unsigned reach = w->geo.levels * w->geo.slot_bits;
+    uint64_t span = reach < 16 ? (UINT64_C(1) << reach) / 4 : 1 << 14;
+    uint64_t iv[N];
+    CHECK_OK(tw_advance(w, 777, 10));
+    for (int i = 0; i < N; i++)
+        start_probe(&f, &p[i], span / 2 + 6 + (uint64_t)i * 7); /* none due before the restart */
+    CHECK_OK(tw_advance(w, 5, 10));
+    for (int i = 0; i < N; i++) {
+        iv[i] = span + (uint64_t)i * 13;
+        want[i] = now_of(&f) + iv[i];
+        CHECK_OK(tw_start(w, &p[i].timer, iv[i]));
+    }
+    uint64_t t;
+    for (int guard = 0; tw_count_pending(w) > 0 && guard < 100000; guard++) {
+        CHECK_OK(tw_ticks_until_next(w, UINT32_MAX, &t));
+        CHECK(tw_advance(w, t ? t : 1, 1000) >= 0);
+    }
+    for (int i = 0; i < N; i++) {
+        CHECK_EQ(p[i].fired, 1);
+        CHECK(p[i].fired_at >= want[i]);
+        CHECK(p[i].fired_at - want[i] <= iv[i] / ((1u << SHIFT) - 1)); /* the stated slack */
+    }
+    CHECK_EQ(w->stats.cascades, 0);
+    tw_fixture_close(&f);
+}
+
+/* NOW_HI is bits 47:32 as latched by the last NOW_LO read (registers.md),
+ * not the counter's present high half: LO read just below 2^32, the counter
+ * run past it, HI still reads 0; LO and HI again read 1. */
+static void test_now_hi_latched(const tw_backend *b)
+{
+    tw_fixture f;
+    uint32_t lo = 0, hi = 0, st = 0;
+    if (open_virtual(&f, b) < 0)
+        goto out;
+    CHECK(tw_advance_to(&f.wheel, (UINT64_C(1) << 32) - 10, 10) >= 0);
+    CHECK_OK(tw_dev_read(&f.dev, TW_REG_NOW_LO, &lo));
+    CHECK_EQ(lo, 0xFFFFFFF6u);
+    CHECK_OK(tw_dev_write(&f.dev, TW_REG_ADVANCE, 20));
+    for (int n = 0; n < 1000; n++) {
+        tw_dev_wait_irq(&f.dev, 64);
+        if (tw_dev_read(&f.dev, TW_REG_STATUS, &st) < 0 || !(st & TW_STATUS_ADVANCING_MASK))
+            break;
+    }
+    CHECK_OK(tw_dev_read(&f.dev, TW_REG_NOW_HI, &hi));
+    CHECK_EQ(hi, 0);
+    CHECK_OK(tw_dev_read(&f.dev, TW_REG_NOW_LO, &lo));
+    CHECK_OK(tw_dev_read(&f.dev, TW_REG_NOW_HI, &hi));
+    CHECK_EQ(((uint64_t)hi << 32) | lo, (UINT64_C(1) << 32) + 10);
+out:
+    tw_fixture_close(&f);
 }
 
 /* The far end of 64-bit time: with the wheel's epoch near the top, timers
@@ -1091,6 +1174,9 @@ int tw_driver_suite_only(const tw_backend *b, const char *const *only)
         {"range_start", test_range},
         {"ticks_until_next", test_ticks_until_next},
         {"coarse_mode", test_coarse},
+        {"coarse_mode_wide_shift", test_coarse_wide},
+        {"coarse_mode_restart", test_coarse_restart},
+        {"now_hi_latched", test_now_hi_latched},
         {"end_of_64bit_time", test_end_of_time},
         {"reentrant_callbacks", test_reentrant},
         {"reentry_during_cascade", test_cascade_reentry},

@@ -383,6 +383,8 @@ typedef struct script_dev {
     int (*on_read)(struct script_dev *s, uint32_t addr, uint32_t *v);
     int irq_stuck; /* waits return the line high at once */
     int fail_evt_info; /* the next EVT_INFO read fails (TW_EIO) */
+    int fail_writes;   /* the next writes fail (TW_EIO) without reaching the chip */
+    uint32_t lose_write_addr; /* the next write there happens, but its answer is lost (TW_EIO) */
     /* A reset brings back another build (a C model of this geometry), or
      * with `restore` the backend's own again (NULL, 0: the same chip). */
     const tw_sim_config *reset_into;
@@ -412,7 +414,16 @@ static int sd_write(void *ctx, uint32_t addr, uint32_t v)
     script_dev *s = ctx;
     s->accesses++;
     s->last_addr = addr;
-    return tw_dev_write(&s->inner, addr, v);
+    if (s->fail_writes) {
+        s->fail_writes--;
+        return TW_EIO;
+    }
+    int rc = tw_dev_write(&s->inner, addr, v);
+    if (rc == 0 && s->lose_write_addr && addr == s->lose_write_addr) {
+        s->lose_write_addr = 0;
+        return TW_EIO;
+    }
+    return rc;
 }
 
 static int sd_wait(void *ctx, uint64_t max_cycles)
@@ -788,6 +799,179 @@ static void test_reset_past_2_47(const tw_backend *b)
     sr_free(r);
 }
 
+/* visit_batch: a sweep while a slot's visit is spread over calls (an arm
+ * that failed sets need_resync; tw_ticks_until_next sweeps before it looks
+ * at the visit) must finish that visit first: every timer of the crowded
+ * slot still fires once, on its tick. */
+static void test_resync_mid_visit(const tw_backend *b)
+{
+    tw_config cfg = {.source = TW_TIME_VIRTUAL, .visit_batch = 4};
+    script_run *r = sr_new(b, &cfg, NULL);
+    if (!r)
+        return;
+    tw_wheel *w = &r->wheel;
+    uint64_t edge = w->geo.levels > 1 ? UINT64_C(1) << w->geo.slot_bits : 8;
+    for (size_t i = 0; i < 24; i++)
+        sr_start(r, i, i % 2 ? edge + 1 : edge);
+    CHECK(tw_advance(w, edge + 10, 1000) >= 0);
+    CHECK_EQ(tw_work_pending(w), 1); /* the visit is half done */
+    uint64_t errors = w->stats.bus_errors;
+    r->sd.fail_writes = 1;
+    sr_start(r, 30, 5 * edge + 3); /* its arm fails */
+    CHECK_EQ(w->stats.bus_errors, errors + 1);
+    uint64_t ticks = 99;
+    CHECK_OK(tw_ticks_until_next(w, 1000, &ticks));
+    for (int n = 0; n < 1000 && (tw_work_pending(w) || w->now < 7 * edge); n++)
+        if (tw_advance_to(w, 7 * edge, 1000) < 0)
+            break;
+    for (size_t i = 0; i < 24; i++) {
+        CHECK_EQ(r->fired[i], 1);
+        CHECK_EQ(r->fired_at[i], r->deadline[i]);
+    }
+    CHECK_EQ(r->fired[30], 1);
+    CHECK_EQ(r->fired_at[30], r->deadline[30]);
+    CHECK_EQ(tw_count_pending(w), 0);
+    sr_free(r);
+}
+
+/* Virtual time past 2^32: a chip reset clears ARM_HI, so the rebuild must
+ * write it again before its arms (else each SET names a tick 2^32 early
+ * and is reported at once as late). */
+static void test_rebuild_past_2_32(const tw_backend *b)
+{
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    script_run *r = sr_new(b, &cfg, NULL);
+    if (!r)
+        return;
+    tw_wheel *w = &r->wheel;
+    uint64_t base = (UINT64_C(1) << 32) + 1000;
+    CHECK(tw_advance_to(w, base, 10) >= 0);
+    sr_start(r, 0, 5000); /* its arm writes ARM_HI = 1 */
+    sr_start(r, 1, 3);
+    r->dev.ops->reset(r->dev.ctx); /* behind the driver's back */
+    for (int n = 0; n < 100 && w->now < base + 6000; n++)
+        if (tw_advance_to(w, base + 6000, 1000) < 0 && n > 10)
+            break;
+    CHECK_EQ(w->now, base + 6000);
+    CHECK_EQ(w->stats.chip_resets, 1);
+    for (size_t i = 0; i < 2; i++) {
+        CHECK_EQ(r->fired[i], 1);
+        CHECK_EQ(r->fired_at[i], r->deadline[i]);
+    }
+    CHECK_EQ(w->stats.late_events, 0);
+    uint32_t hi = 0;
+    CHECK_OK(tw_dev_read(&r->sd.inner, TW_REG_ARM_HI, &hi));
+    CHECK_EQ(hi, 1);
+    sr_free(r);
+}
+
+/* EVT_INFO rewritten once to show a visit of timer 0's slot at tick 150. */
+static int future_visit(script_dev *s, uint32_t addr, uint32_t *v)
+{
+    const tw_wheel *w = s->wheel;
+    if (addr == TW_REG_EVT_INFO && s->armed == 1) {
+        script_run *r = (script_run *)s;
+        size_t idx = (r->timers[0].where & 0xFFFFu) - 2;
+        *v = TW_EVT_INFO_VALID_MASK | TW_PUT(TW_EVT_INFO_LEVEL, idx >> w->geo.slot_bits) |
+             TW_PUT(TW_EVT_INFO_SLOT, idx & w->slot_mask);
+        s->armed = 2;
+    } else if (addr == TW_REG_EVT_TICK && s->armed == 2) {
+        *v = 150;
+        s->armed = 0;
+    }
+    return 0;
+}
+
+/* Virtual time: an ADVANCE whose answer was lost, then found done, leaves
+ * nothing unsure: an event after it from beyond the chip's time (tick 150,
+ * the chip at 100) is refused, not taken as time moving on. */
+static void test_future_event_after_lost_advance(const tw_backend *b)
+{
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    script_run *r = sr_new(b, &cfg, NULL);
+    if (!r)
+        return;
+    tw_wheel *w = &r->wheel;
+    sr_start(r, 0, 150);
+    r->sd.lose_write_addr = TW_REG_ADVANCE;
+    CHECK_EQ(tw_advance(w, 100, 10), TW_EIO); /* it happened; its answer was lost */
+    CHECK(tw_advance(w, 0, 10) >= 0);         /* found done: the chip is at 100 */
+    CHECK_EQ(w->now, 100);
+    r->sd.on_read = future_visit;
+    r->sd.armed = 1;
+    CHECK(tw_service(w, 10) >= 0);
+    CHECK_EQ(r->sd.armed, 0);
+    CHECK_EQ(r->fired[0], 0); /* not before the chip reaches its tick */
+    CHECK_EQ(w->stats.bad_events, 1);
+    r->sd.on_read = NULL;
+    for (int n = 0; n < 100 && w->now < 200; n++)
+        if (tw_advance_to(w, 200, 10) < 0)
+            break;
+    CHECK_EQ(r->fired[0], 1);
+    CHECK_EQ(r->fired_at[0], 150);
+    sr_free(r);
+}
+
+/* Virtual time: a chip found past the time it was asked for (run on behind
+ * the driver's back, its CTRL intact) is broken, not believed: refused with
+ * TW_EDEVICE, and no timer fires for ticks the caller never asked for. */
+static void test_virtual_chip_ahead(const tw_backend *b)
+{
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    script_run *r = sr_new(b, &cfg, NULL);
+    if (!r)
+        return;
+    tw_wheel *w = &r->wheel;
+    sr_start(r, 0, 300);
+    uint32_t st = 0;
+    CHECK_OK(tw_dev_write(&r->sd.inner, TW_REG_ADVANCE, 500));
+    for (int n = 0; n < 1000; n++) {
+        tw_dev_wait_irq(&r->sd.inner, 64);
+        if (tw_dev_read(&r->sd.inner, TW_REG_STATUS, &st) < 0 || !(st & TW_STATUS_ADVANCING_MASK))
+            break;
+    }
+    int rc = 0;
+    for (int n = 0; n < 5 && rc >= 0; n++)
+        rc = tw_advance(w, 10, 10);
+    CHECK_EQ(rc, TW_EDEVICE);
+    CHECK_EQ(r->fired[0], 0);
+    CHECK(w->now <= 50);
+    sr_free(r);
+}
+
+/* NEXT read as a tick well past the horizon the driver gave (the cap). */
+enum { HORIZON_CAP = 5000 };
+static int next_past_horizon(script_dev *s, uint32_t addr, uint32_t *v)
+{
+    uint64_t next = s->wheel->now + HORIZON_CAP + 1000;
+    if (addr == TW_REG_NEXT_LO)
+        *v = (uint32_t)next;
+    else if (addr == TW_REG_NEXT_HI)
+        *v = (uint32_t)(next >> 32);
+    return 0;
+}
+
+/* A chip answering NEXT past the horizon it was given: tw_ticks_until_next
+ * still returns at most the cap, so a caller never sleeps longer than it
+ * asked (waking early costs one look; sleeping late could miss a deadline
+ * the chip got wrong). */
+static void test_next_past_horizon(const tw_backend *b)
+{
+    tw_config cfg = {.source = TW_TIME_VIRTUAL};
+    script_run *r = sr_new(b, &cfg, NULL);
+    if (!r)
+        return;
+    tw_wheel *w = &r->wheel;
+    sr_start(r, 0, 100000);
+    CHECK(tw_advance(w, 50, 10) >= 0);
+    r->sd.on_read = next_past_horizon;
+    uint64_t ticks = 0;
+    CHECK_OK(tw_ticks_until_next(w, HORIZON_CAP, &ticks));
+    CHECK_EQ(ticks, HORIZON_CAP);
+    r->sd.on_read = NULL;
+    sr_free(r);
+}
+
 int tw_faults_suite(const tw_backend *b, uint64_t seed)
 {
     static const struct {
@@ -803,6 +987,11 @@ int tw_faults_suite(const tw_backend *b, uint64_t seed)
         {"reset_past_2_47", test_reset_past_2_47},
         {"virtual_overflow", test_virtual_overflow},
         {"reset_into_other_build", test_reset_into_other_build},
+        {"resync_mid_visit", test_resync_mid_visit},
+        {"rebuild_past_2_32", test_rebuild_past_2_32},
+        {"future_event_after_lost_advance", test_future_event_after_lost_advance},
+        {"virtual_chip_ahead", test_virtual_chip_ahead},
+        {"next_past_horizon", test_next_past_horizon},
     };
     int failed = 0;
     printf("# faults/%s: seed=%llu\n", b->name, (unsigned long long)seed);
