@@ -1131,10 +1131,9 @@ out:
     tw_fixture_close(&f);
 }
 
-/* Straight out of reset, every readable register with a fixed reset value
- * (rtl/tw_regs.toml, TW_REGS_RESET) reads it, once the first search is done.
- * In offset order, so CNT_BUSERR is read before the bridge-only SPI_ERRORS,
- * which a bus without the bridge counts as an unmapped read. */
+/* Straight out of reset, every register of the chip with a fixed reset
+ * value (rtl/tw_regs.toml, TW_REGS_RESET) reads it, once the first search is
+ * done. The bridge's SPI_ERRORS is tb_tw_spi's to check. */
 static void test_reset_values(const tw_backend *b)
 {
     tw_dev dev;
@@ -1147,6 +1146,8 @@ static void test_reset_values(const tw_backend *b)
         CHECK_OK(tw_dev_read(&dev, TW_REG_STATUS, &status));
 #define CHECK_RESET(name, reset)                                                              \
     do {                                                                                      \
+        if (TW_REG_##name == TW_REG_SPI_ERRORS)                                               \
+            break; /* the link's count, which a noisy link's flipped bits move at once */   \
         value = ~(uint32_t)(reset);                                                           \
         CHECK_OK(tw_dev_read(&dev, TW_REG_##name, &value));                                   \
         if (value != (reset))                                                                 \
@@ -1197,9 +1198,10 @@ int tw_driver_suite_only(const tw_backend *b, const char *const *only)
             wanted = !strcmp(*n, tests[i].name);
         if (!wanted)
             continue;
-        /* 2^48 ticks of virtual time are 65536 ADVANCE commands: on SPI,
-         * minutes of simulation that test no more than Wishbone does. */
-        if (b->time_scale >= SLOW_BUS_SCALE && tests[i].fn == test_end_of_time) {
+        /* 2^48 ticks of virtual time are 65536 ADVANCE commands, and a
+         * coarse shift of b + 3 looks at each timer up to 2^(b+3) times: on
+         * SPI, minutes of simulation that test no more than Wishbone does. */
+        if (b->time_scale >= SLOW_BUS_SCALE && (tests[i].fn == test_end_of_time || tests[i].fn == test_coarse_wide)) {
             printf("# driver/%s/%s: skipped on a slow bus\n", b->name, tests[i].name);
             continue;
         }
