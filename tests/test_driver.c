@@ -209,6 +209,11 @@ static void test_range(const tw_backend *b)
     CHECK_EQ(p.timer.deadline, hi + 1 + 7);
     CHECK_EQ(tw_start_range(w, &p.timer, 8, 7), TW_EINVAL);
     CHECK_EQ(tw_advance_to(w, 0, 10), TW_EINVAL);
+    /* A range whose low end is itself the boundary: that boundary. */
+    uint64_t now = now_of(&f), edge = ((now >> w->geo.slot_bits) + 2) << w->geo.slot_bits;
+    CHECK_OK(tw_start_range(w, &p.timer, edge - now, edge - now + 1));
+    if (w->geo.levels > 1)
+        CHECK_EQ(p.timer.deadline, edge);
 out:
     tw_fixture_close(&f);
 }
@@ -687,7 +692,13 @@ static void test_visit_batch(const tw_backend *b)
     CHECK_OK(tw_ticks_until_next(w, 1000, &ticks));
     CHECK_EQ(ticks, 0);
     /* Stop one of the crowd and start another while the visit is half done. */
+    uint64_t stopped = w->stats.stopped;
+    size_t queued = tw_count_pending(w);
     CHECK_EQ(tw_stop(w, &victim.timer), 1);
+    CHECK_EQ(w->stats.stopped, stopped + 1);
+    CHECK_EQ(tw_count_pending(w), queued - 1);
+    CHECK_EQ(tw_stop(w, &victim.timer), 0); /* idle now: not counted again */
+    CHECK_EQ(w->stats.stopped, stopped + 1);
     start_probe(&f, &newcomer, edge + 1 - now_of(&f));
     int calls = 1;
     for (; tw_work_pending(w) && calls < 10 * CROWD; calls++) {
@@ -839,11 +850,22 @@ out:
 
 /* A device that answers with something else than a tickwheel. */
 static uint32_t fake_id;
+static uint32_t fake_caps; /* nonzero: VERSION is this map's and CAPS reads this */
 static int fake_read(void *ctx, uint32_t addr, uint32_t *v)
 {
     (void)ctx;
-    *v = addr == TW_REG_ID ? fake_id : 0;
+    *v = addr == TW_REG_ID ? fake_id
+       : !fake_caps ? 0
+       : addr == TW_REG_VERSION ? TW_PUT(TW_VERSION_MAJOR, TW_VERSION_MAJOR)
+       : addr == TW_REG_CAPS ? fake_caps : 0;
     return 0;
+}
+
+/* CAPS as a chip would report it: levels, slot bits, FIFO log2, tick bits. */
+static uint32_t caps_of(unsigned levels, unsigned slot_bits, unsigned fifo_log2, unsigned tick_bits)
+{
+    return TW_PUT(TW_CAPS_LEVELS, levels) | TW_PUT(TW_CAPS_SLOT_BITS, slot_bits) |
+           TW_PUT(TW_CAPS_FIFO_LOG2, fifo_log2) | TW_PUT(TW_CAPS_TICK_BITS, tick_bits);
 }
 static int fake_write(void *ctx, uint32_t addr, uint32_t v)
 {
@@ -980,6 +1002,23 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(tw_probe(&fake, &g), TW_ENODEV);
     fake_id = TW_ID_MAGIC; /* right ID, but CAPS reads 0 and VERSION 0 */
     CHECK_EQ(tw_probe(&fake, &g), TW_ENODEV);
+    /* The right ID and version, and a geometry no chip can have: each
+     * limit just past, and just inside (levels 1-4, slot bits 2-12, at most
+     * 44 bits of wheel, FIFO 2^1-2^12, 48-bit ticks). */
+    static const struct { unsigned l, b, f, t; int rc; } caps[] = {
+        {0, 8, 4, 48, TW_EDEVICE}, {5, 8, 4, 48, TW_EDEVICE}, {2, 1, 4, 48, TW_EDEVICE},
+        {1, 13, 4, 48, TW_EDEVICE}, {4, 12, 4, 48, TW_EDEVICE}, {2, 8, 0, 48, TW_EDEVICE},
+        {2, 8, 13, 48, TW_EDEVICE}, {2, 8, 4, 32, TW_EDEVICE}, {1, 2, 1, 48, 0},
+        {4, 11, 12, 48, 0},
+    };
+    for (size_t i = 0; i < sizeof caps / sizeof caps[0]; i++) {
+        fake_caps = caps_of(caps[i].l, caps[i].b, caps[i].f, caps[i].t);
+        int rc = tw_probe(&fake, &g);
+        if (rc != caps[i].rc)
+            tw_test_fail(__FILE__, __LINE__, "CAPS %u levels, %u slot bits, FIFO 2^%u, %u-bit ticks: %d, not %d",
+                         caps[i].l, caps[i].b, caps[i].f, caps[i].t, rc, caps[i].rc);
+    }
+    fake_caps = 0;
     fake_ops.read = dead_read;
     CHECK_EQ(tw_probe(&fake, &g), TW_EIO);
     /* A closed device is not there. */

@@ -478,6 +478,114 @@ static void test_transport_short_transfer(const tw_backend *unused)
     tw_dev_close(&dev);
 }
 
+/* A transport of tw_spi_open's link that acts as the bridge does towards
+ * it: it keeps the last executed request (bytes 0-5) and answers a frame
+ * equal to it from the saved response (0x03), any other good frame with a
+ * new value (0x01). Told to, it rejects every request (0x02: never
+ * executed), or answers with 0 and writes nothing back at all. */
+typedef struct bridge_transport {
+    uint32_t next_value, saved_value;
+    uint8_t saved[6];
+    int have_saved, reject, mute;
+    unsigned transfers;
+} bridge_transport;
+
+static void bridge_answer(uint8_t *rx, uint8_t status, uint32_t v)
+{
+    memset(rx, 0, 7);
+    rx[7] = status;
+    rx[8] = (uint8_t)(v >> 24);
+    rx[9] = (uint8_t)(v >> 16);
+    rx[10] = (uint8_t)(v >> 8);
+    rx[11] = (uint8_t)v;
+    rx[12] = tw_crc8(rx + 7, 5);
+}
+
+static int bridge_transfer(void *ctx, const uint8_t *tx, uint8_t *rx, size_t len)
+{
+    bridge_transport *s = ctx;
+    s->transfers++;
+    if (len != TW_SPI_FRAME_LEN)
+        return TW_EINVAL;
+    if (s->mute)
+        return 0;
+    if (s->reject || tw_crc8(tx, 5) != tx[5]) {
+        bridge_answer(rx, TW_SPI_STATUS_BAD_CRC, 0);
+    } else if (s->have_saved && !memcmp(tx, s->saved, sizeof s->saved)) {
+        bridge_answer(rx, TW_SPI_STATUS_REPEAT, s->saved_value);
+    } else {
+        memcpy(s->saved, tx, sizeof s->saved);
+        s->have_saved = 1;
+        s->saved_value = s->next_value++;
+        bridge_answer(rx, TW_SPI_STATUS_DONE, s->saved_value);
+    }
+    return 0;
+}
+
+static const tw_spi_transport bridge_transport_ops = {.name = "bridge", .transfer = bridge_transfer};
+
+/* The link refuses an address outside the register map without a frame;
+ * after an access whose every try the bridge rejected, the next access is
+ * a new one even where it equals the access before (its resynchronising
+ * read first), never that access's saved answer; a transport that writes
+ * nothing back is a failed access, not the last frame's answer again. */
+static void test_link_bridge(const tw_backend *unused)
+{
+    (void)unused;
+    bridge_transport bt = {.next_value = 100};
+    tw_dev dev;
+    uint32_t v = 0;
+    if (tw_spi_open(&dev, &bridge_transport_ops, &bt, 4) < 0) {
+        CHECK(0);
+        return;
+    }
+    unsigned before = bt.transfers;
+    CHECK_EQ(tw_dev_read(&dev, 4 * TW_REG_COUNT, &v), TW_EINVAL);
+    CHECK_EQ(tw_dev_write(&dev, 4 * TW_REG_COUNT, 1), TW_EINVAL);
+    CHECK_EQ(tw_dev_read(&dev, TW_REG_STATUS + 2, &v), TW_EINVAL);
+    CHECK_EQ(tw_dev_write(&dev, TW_REG_STATUS + 1, 1), TW_EINVAL);
+    CHECK_EQ(bt.transfers, before);
+    CHECK_OK(tw_dev_read(&dev, TW_REG_STATUS, &v));
+    CHECK_EQ(v, 101); /* the open's ID read had 100 */
+    /* Every try of a write rejected: it fails, and was never executed. */
+    bt.reject = 1;
+    before = bt.transfers;
+    CHECK_EQ(tw_dev_write(&dev, TW_REG_SEARCH, 5), TW_EIO);
+    CHECK_EQ(bt.transfers, before + 4);
+    bt.reject = 0;
+    /* The same read as before the failure, sequence bit and all: fresh. */
+    CHECK_OK(tw_dev_read(&dev, TW_REG_STATUS, &v));
+    CHECK_EQ(v, 103); /* 102: the resynchronising read of ID */
+    /* Nothing written back, each try: a failure, never the answer above. */
+    bt.mute = 1;
+    v = 0;
+    CHECK_EQ(tw_dev_read(&dev, TW_REG_STATUS, &v), TW_EIO);
+    CHECK_EQ(v, 0);
+    bt.mute = 0;
+    CHECK_OK(tw_dev_read(&dev, TW_REG_STATUS, &v));
+    CHECK(v > 103);
+    tw_dev_close(&dev);
+}
+
+/* Without an IRQ line, a STATUS poll whose answer arrives corrupted is
+ * looked at again (the line is low here), not a failed wait. */
+static void test_poll_corrupted(const tw_backend *unused)
+{
+    (void)unused;
+    tw_dev dev;
+    if (open_polled(&dev, NULL) < 0) {
+        CHECK(0);
+        return;
+    }
+    uint64_t flipped = fake.flipped_responses;
+    fake.corrupt_ppm = 1000000; /* every frame, in its request or its response */
+    for (int i = 0; i < 20; i++)
+        CHECK_EQ(tw_dev_wait_irq(&dev, 0), 0);
+    fake.corrupt_ppm = 0;
+    CHECK(fake.flipped_responses > flipped);
+    tw_dev_close(&dev);
+}
+
 /* tw_spidev_irq_fd: the line request's fd for a spidev device opened with an
  * IRQ line, -1 for anything else (a C model, a device over another SPI
  * transport, a spidev device polling STATUS, a closed one); closed with the
@@ -629,6 +737,8 @@ int main(int argc, char **argv)
     failed += !tw_test_run("spidev", "two_boards_polled_in_turn", test_two_boards, &none);
     failed += !tw_test_run("spidev", "irq_fd_owner", test_irq_fd_owner, &none);
     failed += !tw_test_run("spidev", "transport_short_transfer", test_transport_short_transfer, &none);
+    failed += !tw_test_run("spidev", "link_over_a_bridge", test_link_bridge, &none);
+    failed += !tw_test_run("spidev", "poll_corrupted_answer", test_poll_corrupted, &none);
     failed += !fake_clean("open");
 
     /* The board's geometry, for probe_geometry to compare with. */
