@@ -302,6 +302,17 @@ out:
     tw_fixture_close(&f);
 }
 
+/* Virtual time from one next-busy answer to the next, until no timer is
+ * pending (at most max_steps steps). */
+static void run_until_idle(tw_wheel *w, int max_steps)
+{
+    uint64_t t;
+    for (int step = 0; tw_count_pending(w) > 0 && step < max_steps; step++) {
+        CHECK_OK(tw_ticks_until_next(w, UINT32_MAX, &t));
+        CHECK(tw_advance(w, t ? t : 1, 1000) >= 0);
+    }
+}
+
 /* Coarse mode: no cascades at all, every timer late by at most its stated
  * slack, and a bounded number of looks per timer. */
 static void coarse_run(const tw_backend *b, unsigned shift)
@@ -330,11 +341,7 @@ static void coarse_run(const tw_backend *b, unsigned shift)
         p[i].latest = iv / ((1u << shift) - 1); /* the stated slack */
         CHECK_OK(tw_advance(w, tw_rng_below(&rng, 50), 1000));
     }
-    uint64_t t;
-    for (int guard = 0; tw_count_pending(w) > 0 && guard < 200000; guard++) {
-        CHECK_OK(tw_ticks_until_next(w, UINT32_MAX, &t));
-        CHECK(tw_advance(w, t ? t : 1, 1000) >= 0);
-    }
+    run_until_idle(w, 200000);
     for (int i = 0; i < N; i++) {
         CHECK_EQ(p[i].fired, 1);
         CHECK(p[i].fired_at >= want[i]);
@@ -391,11 +398,7 @@ static void test_coarse_restart(const tw_backend *b)
         want[i] = now_of(&f) + iv[i];
         CHECK_OK(tw_start(w, &p[i].timer, iv[i]));
     }
-    uint64_t t;
-    for (int guard = 0; tw_count_pending(w) > 0 && guard < 100000; guard++) {
-        CHECK_OK(tw_ticks_until_next(w, UINT32_MAX, &t));
-        CHECK(tw_advance(w, t ? t : 1, 1000) >= 0);
-    }
+    run_until_idle(w, 100000);
     for (int i = 0; i < N; i++) {
         CHECK_EQ(p[i].fired, 1);
         CHECK(p[i].fired_at >= want[i]);
@@ -411,18 +414,13 @@ static void test_coarse_restart(const tw_backend *b)
 static void test_now_hi_latched(const tw_backend *b)
 {
     tw_fixture f;
-    uint32_t lo = 0, hi = 0, st = 0;
+    uint32_t lo = 0, hi = 0;
     if (open_virtual(&f, b) < 0)
         goto out;
     CHECK(tw_advance_to(&f.wheel, (UINT64_C(1) << 32) - 10, 10) >= 0);
     CHECK_OK(tw_dev_read(&f.dev, TW_REG_NOW_LO, &lo));
     CHECK_EQ(lo, 0xFFFFFFF6u);
-    CHECK_OK(tw_dev_write(&f.dev, TW_REG_ADVANCE, 20));
-    for (int n = 0; n < 1000; n++) {
-        tw_dev_wait_irq(&f.dev, 64);
-        if (tw_dev_read(&f.dev, TW_REG_STATUS, &st) < 0 || !(st & TW_STATUS_ADVANCING_MASK))
-            break;
-    }
+    CHECK_OK(tw_test_chip_advance(&f.dev, 20));
     CHECK_OK(tw_dev_read(&f.dev, TW_REG_NOW_HI, &hi));
     CHECK_EQ(hi, 0);
     CHECK_OK(tw_dev_read(&f.dev, TW_REG_NOW_LO, &lo));

@@ -923,13 +923,7 @@ static void test_virtual_chip_ahead(const tw_backend *b)
         return;
     tw_wheel *w = &r->wheel;
     sr_start(r, 0, 300);
-    uint32_t st = 0;
-    CHECK_OK(tw_dev_write(&r->sd.inner, TW_REG_ADVANCE, 500));
-    for (int n = 0; n < 1000; n++) {
-        tw_dev_wait_irq(&r->sd.inner, 64);
-        if (tw_dev_read(&r->sd.inner, TW_REG_STATUS, &st) < 0 || !(st & TW_STATUS_ADVANCING_MASK))
-            break;
-    }
+    CHECK_OK(tw_test_chip_advance(&r->sd.inner, 500));
     int rc = 0;
     for (int n = 0; n < 5 && rc >= 0; n++)
         rc = tw_advance(w, 10, 10);

@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L /* alarm, write */
 #include "tw_test.h"
 #include "tw_args.h"
+#include "tw_regs.h"
 
 #include <signal.h>
 #include <stdarg.h>
@@ -43,6 +44,17 @@ int tw_fixture_open_cfg(tw_fixture *f, const tw_backend *b, const tw_config *cfg
     if (!f->mem)
         return TW_ENOMEM;
     return tw_init(&f->wheel, &f->dev, f->mem, tw_mem_size(&g), cfg);
+}
+
+int tw_test_chip_advance(tw_dev *chip, uint32_t ticks)
+{
+    uint32_t st = TW_STATUS_ADVANCING_MASK;
+    int rc = tw_dev_write(chip, TW_REG_ADVANCE, ticks);
+    for (int n = 0; rc == 0 && n < 1000 && (st & TW_STATUS_ADVANCING_MASK); n++) {
+        tw_dev_wait_irq(chip, 64);
+        rc = tw_dev_read(chip, TW_REG_STATUS, &st);
+    }
+    return rc;
 }
 
 void tw_fixture_close(tw_fixture *f)

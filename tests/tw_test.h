@@ -56,6 +56,10 @@ int tw_fixture_open(tw_fixture *f, const tw_backend *b, enum tw_time_source src,
 int tw_fixture_open_cfg(tw_fixture *f, const tw_backend *b, const tw_config *cfg);
 void tw_fixture_close(tw_fixture *f);
 
+/* Writes ADVANCE `ticks` to a bare chip (no wheel over it) and waits until
+ * it has taken them (STATUS.ADVANCING clear); the status of the last access. */
+int tw_test_chip_advance(tw_dev *chip, uint32_t ticks);
+
 /* Runs one test function and prints its line; returns 1 if it passed. */
 int tw_test_run(const char *suite, const char *name, void (*fn)(const tw_backend *), const tw_backend *b);
 
