@@ -54,8 +54,9 @@
 // 3 bits of bytes 0-5, aborts, retries); slow acks (latencies around the
 // deadline at f_sys/8: 0x01 up to ACK_MAX, 0x00
 // beyond, counted in SPI_ERRORS.LATE, the retry answered 0x03 without a
-// second access; a request that finds the bus busy not executed); reset
-// forgets the saved request.
+// second access; a request that finds the bus busy not executed); an ack
+// the clock before, in and after the deadline's clock (in time, in time,
+// late); reset forgets the saved request.
 module tb_tw_spi;
 `include "tw_regs.vh"
 
@@ -185,7 +186,31 @@ module tb_tw_spi;
     reg [5:0]  sl_adr_c;
     reg [31:0] sl_dat_c;
 
-    assign br_ack  = br_cyc && br_stb && sl_wait_q >= sl_lat_q;
+    // Target 1's deadline as the bridge's logic sees it (bit 62's rising
+    // edge through the synchronisers): the clock it judges lateness in, and
+    // the clock before it. The section "deadline phase" acks relative to
+    // these, which the pins cannot place to the clock.
+    wire       br_dead_now  = br.sck_rise_q && br.pos_q[4];                          // P_DEAD
+    wire       br_dead_next = br.sel_next && br.sck_q[0] && !br.sck_q[1] && br.pos_q[4];
+    reg        br_dead_was  = 1'b0;         // br_dead_now, a clock ago
+    reg        br_dead_next_was = 1'b0;     // br_dead_next, a clock ago
+    integer    sl_dead_ofs  = 2;            // -1, 0 or 1: ack that many clocks from the deadline's clock; else by latency
+    integer    tb_clk = 0, br_ack_clk = 0, br_dead_clk = 0;
+    always @(posedge clk) begin
+        tb_clk = tb_clk + 1;
+        if (br_cyc && br_ack) br_ack_clk = tb_clk;
+        if (br_dead_now) br_dead_clk = tb_clk;
+        // the clock before is foretold right, or "one clock before" is not
+        if (sl_dead_ofs >= -1 && sl_dead_ofs <= 1 && br_dead_next_was !== br_dead_now)
+            msg_err("deadline foretold wrong by the clock before");
+        br_dead_was <= br_dead_now;
+        br_dead_next_was <= br_dead_next;
+    end
+
+    assign br_ack  = br_cyc && br_stb && (sl_dead_ofs == -1 ? br_dead_next
+                                        : sl_dead_ofs == 0  ? br_dead_now
+                                        : sl_dead_ofs == 1  ? br_dead_was
+                                        : sl_wait_q >= sl_lat_q);
     assign br_rdat = br_ack ? sl_mem[br_adr] : sl_junk_q;
 
     // The next access's latency: 0..4, 0..16 or 0..ACK_MAX clocks.
@@ -958,6 +983,70 @@ module tb_tw_spi;
         end
     endtask
 
+    // The ack in the clocks around the deadline, placed by the bridge's own
+    // deadline strobe (the synchronisers put bit 62's rising edge a clock
+    // either way of the pins', so "slow ack" leaves latency 119 out): an ack
+    // in the clock before the deadline's or in that clock itself is in time
+    // (0x01 with the answer); one in the clock after is late (0x00, counted,
+    // and the retry gets 0x03 without a second access). Reads and writes, at
+    // exactly f_sys/8 and random phase.
+    task t_dead_phase;
+        integer k, ofs, n0, n_exp, n_late, n_done;
+        reg [31:0] v;
+        reg [5:0] adr;
+        reg we;
+        begin
+            section = "deadline phase";
+            acc_chk_on = 0;
+            model_chk = 1'b0;
+            speed_mode = 0;
+            n0 = acc_n[1];
+            n_exp = 0;
+            n_late = 0;
+            n_done = 0;
+            for (k = 0; k < 18; k = k + 1) begin
+                ofs = k % 3 - 1;
+                we = (k / 3) % 2;
+                adr = urand(63);
+                v = $random(seed);
+                @(negedge clk) sl_dead_ofs = ofs;
+                seq[1] = ~seq[1];
+                h_last[1] = {we, seq[1], adr, v};
+                retry(1, 0, 104, 0);
+                check("ack's clock less the deadline's", br_ack_clk - br_dead_clk, ofs);
+                n_exp = n_exp + 1;
+                if (we) m_mem[adr] = v;
+                if (ofs <= 0) begin
+                    n_done = n_done + 1;
+                    expect_resp(ofs < 0 ? "acked the clock before the deadline" : "acked in the deadline's clock",
+                                8'h01, m_mem[adr]);
+                end else begin
+                    n_late = n_late + 1;
+                    expect_resp("acked the clock after the deadline", 8'h00, 0);
+                    retry(1, 0, 104, 0);
+                    expect_resp("its retry", 8'h03, m_mem[adr]);
+                end
+                check("accesses", acc_n[1] - n0, n_exp);
+                check("slave memory", sl_mem[adr], m_mem[adr]);
+            end
+            @(negedge clk) sl_dead_ofs = 2;
+            $display("deadline phase: %0d acks in or before the deadline's clock answered 0x01, %0d a clock after answered 0x00 and retried",
+                     n_done, n_late);
+            m_ok[1] = 1'b1;
+            m_last[1] = h_last[1];
+            m_resp[1] = m_mem[adr];
+            m_known[1] = 1'b1;
+            m_late[1] = m_late[1] + n_late;
+            exp_acc[1] = acc_n[1];
+            exp_we[1] = acc_we[1]; exp_adr[1] = acc_adr[1]; exp_dat[1] = acc_dat[1];
+            acc_chk_on = 1;
+            model_chk = 1'b1;
+            speed_mode = -1;
+            rd(1, TW_REG_SPI_ERRORS, errs_word(1));
+            settle;
+        end
+    endtask
+
     // What a reset clears in both bridges, in the reference models: the
     // saved request and SPI_ERRORS.
     task models_reset;
@@ -1082,6 +1171,7 @@ module tb_tw_spi;
         t_limit;
         t_random;
         t_slow;
+        t_dead_phase;
         t_reset;
         t_reset_midframe;
         section = "end";
