@@ -57,7 +57,7 @@ DEFAULT_GEO  := 4_8_4
 geo_args      = -GLEVELS=$(word 1,$(subst _, ,$1)) -GSLOT_BITS=$(word 2,$(subst _, ,$1)) \
                 -GFIFO_LOG2=$(word 3,$(subst _, ,$1))
 
-TOOLS        := verilator iverilog vvp yosys yosys-smtbmc z3 pkg-config gnuplot
+TOOLS        := verilator iverilog vvp yosys yosys-smtbmc z3 pkg-config gnuplot icepll
 DEB_PACKAGES := verilator iverilog yosys nextpnr-ice40 fpga-icestorm fpga-icestorm-chipdb z3 zlib1g-dev python3 \
                 pkgconf gnuplot-nox clang libclang-rt-dev
 # icetime's device database: fpga-icestorm only recommends it.
@@ -350,7 +350,8 @@ formal: | $(BUILD)/.deps
 TEST_OPS := $(if $(SANFLAGS),OPS=20000 SWEEP_OPS=5000 SPI_OPS=1000 ENGINE_OPS=50000,SWEEP_OPS=30000)
 
 test: $(TEST_BINS) $(BUILD)/tw-sim $(EXAMPLES) $(BUILD)/fst-signals $(BENCH_BINS) $(if $(and $(HAVE_FUZZ_CC),$(if $(SANFLAGS),,1)),$(FUZZ_BINS)) | $(BUILD)/.deps
-	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" SEARCH_GEOMETRIES="$(SEARCH_GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) $(TEST_OPS) LINT=$(if $(SANFLAGS),0,1) FORMAL=$(if $(SANFLAGS),0,1) RTL=$(if $(SANFLAGS),0,1) FUZZ=$(if $(SANFLAGS),0,1) sh tests/run_all.sh
+	@WAVE_ARGS="$(WAVE_ARGS)" BUILD=$(BUILD) GEOMETRIES="$(GEOMETRIES)" SEARCH_GEOMETRIES="$(SEARCH_GEOMETRIES)" $(if $(SEED),SEED=$(SEED)) $(TEST_OPS) LINT=$(if $(SANFLAGS),0,1) FORMAL=$(if $(SANFLAGS),0,1) RTL=$(if $(SANFLAGS),0,1) FUZZ=$(if $(SANFLAGS),0,1) \
+	  FPGA_MHZ_icebreaker=$(FPGA_MHZ_icebreaker) FPGA_MHZ_hx8k=$(FPGA_MHZ_hx8k) sh tests/run_all.sh
 
 clean:
 	rm -rf build

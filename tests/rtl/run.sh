@@ -2,6 +2,7 @@
 # Icarus Verilog testbenches for the RTL.
 #   tests/rtl/run.sh [BUILD_DIR]      (default: build/rtl in the repository; run from anywhere)
 # Environment: SEED=N (default: each testbench's fixed default), IVERILOG, VVP,
+# FPGA_MHZ_icebreaker and FPGA_MHZ_hx8k (the board tops' clocks, 48 and 120),
 # RTL_DEEP=1 for the longer runs (the bitmaps 200,000 cycles instead of
 # 50,000; the bridge 400 random frames and 60 aborts instead of 150 and 32).
 # Prints "ok NAME" or "FAIL NAME" per run and exits non-zero if any failed;
@@ -78,6 +79,23 @@ run tb_tw_evfifo_d4 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=4 -Ptb_tw_evf
 # The boards' glue, its iCE40 pads from Yosys's simulation model.
 ice40_sim=$(dirname "$(command -v yosys)")/../share/yosys/ice40/cells_sim.v
 run tb_tw_board_glue tb_tw_board_glue "fpga/common/tw_board_glue.v $ice40_sim" -DNO_ICE40_DEFAULT_ASSIGNMENTS
+
+# Each board's top, driven at its pins, with the PLL settings icepll makes
+# for its clock as fpga/build.sh does (FPGA_MHZ_<board>: `make test` passes
+# the Makefile's, 48 and 120 MHz by default).
+board_top() { # BOARD DEFINE MHZ
+    dir="$out/pll_$1"
+    mkdir -p "$dir"
+    if ! icepll -i 12 -o "$3" -f "$dir/pll.vh" > "$dir/icepll.txt" 2>&1; then
+        echo "FAIL tb_board_top_$1 (icepll cannot make $3 MHz, see $dir/icepll.txt)"
+        failed=1
+        return
+    fi
+    run "tb_board_top_$1" tb_board_top "fpga/$1/top.v fpga/common/tw_board_glue.v $spi $ice40_sim" \
+        -DNO_ICE40_DEFAULT_ASSIGNMENTS -D"$2" -DMHZ="$3" -I"$dir"
+}
+board_top icebreaker BOARD_ICEBREAKER "${FPGA_MHZ_icebreaker:-48}"
+board_top hx8k BOARD_HX8K "${FPGA_MHZ_hx8k:-120}"
 
 for geo in 4_8 1_12 2_4 3_5 1_2; do
     run "tb_tw_search_$geo" tb_tw_search "rtl/tw_search.v rtl/tw_bitmap.v" \
