@@ -337,6 +337,13 @@ lint: | $(BUILD)/.deps
 	@$(VERILATOR) --lint-only -Wall -Irtl --top-module tw_search_top fpga/ceiling/tw_search_top.v \
 	  rtl/tw_search.v rtl/tw_bitmap.v
 	@$(VERILATOR) --lint-only -Wall -Irtl --top-module tw_core_top fpga/ceiling/tw_core_top.v $(RTL)
+	@# Each board's top and its glue, the iCE40 cells as port shells
+	@# (fpga/common/ice40_lint.v, waivers in fpga/common/lint.vlt), the PLL
+	@# settings from icepll as fpga/build.sh makes them.
+	@$(foreach b,$(FPGA_BOARDS),mkdir -p $(BUILD)/lint/$b && \
+	  icepll -i 12 -o $(FPGA_MHZ_$b) -f $(BUILD)/lint/$b/pll.vh > $(BUILD)/lint/$b/icepll.txt && \
+	  $(VERILATOR) --lint-only -Wall -Irtl -I$(BUILD)/lint/$b --top-module top fpga/common/lint.vlt \
+	    fpga/$b/top.v fpga/common/tw_board_glue.v fpga/common/ice40_lint.v $(SPI_RTL) || exit 1;)
 	@echo "lint: clean"
 
 # Yosys + yosys-smtbmc + z3 (tests/formal/run.sh, docs/verification.md).

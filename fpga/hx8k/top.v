@@ -38,12 +38,15 @@ module top #(
     );
 
     wire rst, cs_n, miso, irq;
+    // One user LED here, the interrupt's; the reset LED is left unconnected.
+    /* verilator lint_off PINCONNECTEMPTY */
     tw_board_glue #(.LED_ACTIVE_LOW(0), .STRETCH_BITS(22)) u_glue (
         .i_clk(clk), .i_locked(locked), .i_btn_n(1'b1),
         .i_cs_n_pin(SPI_CS_N), .o_cs_n(cs_n),
         .i_miso(miso), .o_miso_pin(SPI_MISO),
         .o_rst(rst), .i_irq(irq), .o_led_irq(LED), .o_led_rst()
     );
+    /* verilator lint_on PINCONNECTEMPTY */
     assign IRQ = irq;
 
     tw_spi_top #(.LEVELS(LEVELS), .SLOT_BITS(SLOT_BITS), .FIFO_LOG2(FIFO_LOG2)) u_chip (
