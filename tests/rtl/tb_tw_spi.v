@@ -893,6 +893,25 @@ module tb_tw_spi;
         end
     endtask
 
+    // After a directed section on target 1 with the model off: the model
+    // takes up from here, target 1 as it is now (its saved request and
+    // answer, the late frames the section counted, its last access), and the
+    // random speeds come back.
+    task model_take_up(input [31:0] resp, input integer n_late);
+        begin
+            m_ok[1] = 1'b1;
+            m_last[1] = h_last[1];
+            m_resp[1] = resp;
+            m_known[1] = 1'b1;
+            m_late[1] = m_late[1] + n_late;
+            exp_acc[1] = acc_n[1];
+            exp_we[1] = acc_we[1]; exp_adr[1] = acc_adr[1]; exp_dat[1] = acc_dat[1];
+            acc_chk_on = 1;
+            model_chk = 1'b1;
+            speed_mode = -1;
+        end
+    endtask
+
     // The slave acks late. At exactly f_sys/8 (random phase) the deadline,
     // bit 62's rising edge, comes 120 clocks after the access starts: every
     // latency up to ACK_MAX (118) is answered 0x01, every one from 120 on
@@ -966,17 +985,7 @@ module tb_tw_spi;
             m_mem[7] = old7;                // the model (off here) took it as done
             sl_lat_fix = -1;
             @(negedge clk) sl_lat_q = 0;
-            // the model takes up from here: target 1 as it is now
-            m_ok[1] = 1'b1;
-            m_last[1] = h_last[1];
-            m_resp[1] = v;
-            m_known[1] = 1'b1;
-            m_late[1] = m_late[1] + n_late;
-            exp_acc[1] = acc_n[1];
-            exp_we[1] = acc_we[1]; exp_adr[1] = acc_adr[1]; exp_dat[1] = acc_dat[1];
-            acc_chk_on = 1;
-            model_chk = 1'b1;
-            speed_mode = -1;
+            model_take_up(v, n_late);
             rd(1, TW_REG_SPI_ERRORS, errs_word(1));
             rd(1, 6'd6, v);
             settle;
@@ -1032,16 +1041,7 @@ module tb_tw_spi;
             @(negedge clk) sl_dead_ofs = 2;
             $display("deadline phase: %0d acks in or before the deadline's clock answered 0x01, %0d a clock after answered 0x00 and retried",
                      n_done, n_late);
-            m_ok[1] = 1'b1;
-            m_last[1] = h_last[1];
-            m_resp[1] = m_mem[adr];
-            m_known[1] = 1'b1;
-            m_late[1] = m_late[1] + n_late;
-            exp_acc[1] = acc_n[1];
-            exp_we[1] = acc_we[1]; exp_adr[1] = acc_adr[1]; exp_dat[1] = acc_dat[1];
-            acc_chk_on = 1;
-            model_chk = 1'b1;
-            speed_mode = -1;
+            model_take_up(m_mem[adr], n_late);
             rd(1, TW_REG_SPI_ERRORS, errs_word(1));
             settle;
         end
