@@ -1,7 +1,8 @@
 #!/bin/sh
 # The register-map generator refuses a map that does not hold together, with
 # a message naming the problem, and writes nothing: each case below is
-# rtl/tw_regs.toml with one thing broken.
+# rtl/tw_regs.toml with one thing broken. Then --check, which make check-regs
+# runs, must report a generated file that differs.
 #   sh tests/gen_regs_check.sh SCRATCH_DIR
 out=${1:-build/gen-regs-check}
 mkdir -p "$out"
@@ -38,3 +39,26 @@ broken same-field    "is not a new identifier" "s = s.replace('name = \"MINOR\"'
 broken no-reset      "NOW_LO.reset must be a whole number" "s = s.replace('name = \"NOW_LO\"\nindex = 6\naccess = \"rc\"\nreset = 0\n', 'name = \"NOW_LO\"\nindex = 6\naccess = \"rc\"\n', 1)"
 broken wo-reset      "CMD is write only"       "s = s.replace('access = \"wo\"\n', 'access = \"wo\"\nreset = 0\n', 1)"
 broken id-reset      "ID.reset must be 0x5457484C" "s = s.replace('reset = 0x5457484C', 'reset = 0x5457484D', 1)"
+# Fields that share a bit, or end one bit past 32 (each number in its own
+# range); a true where a number goes; a field's access that is no access.
+broken field-overlap "field CAPS.SLOT_BITS overlaps or exceeds 32 bits" "s = s.replace('name = \"SLOT_BITS\", lsb = 4,', 'name = \"SLOT_BITS\", lsb = 2,', 1)"
+broken field-past-32 "field VERSION.MAJOR overlaps or exceeds 32 bits" "s = s.replace('name = \"MAJOR\", lsb = 16, width = 16,', 'name = \"MAJOR\", lsb = 16, width = 17,', 1)"
+broken bool-index    "index must be a whole number in 0..63, not True" "s = s.replace('index = 1\n', 'index = true\n', 1)"
+broken field-access  "STATUS.OVERFLOW.access must be one of" "s = s.replace('access = \"w1c\"', 'access = \"w1x\"', 1)"
+
+# --check (make check-regs): fresh files pass; one changed byte in any of the
+# three is reported stale, exit 1, and nothing is rewritten.
+python3 tools/gen_regs.py "$toml" "$out/fresh.vh" "$out/fresh.h" "$out/fresh.md" || echo "FAIL gen-regs-check-stale: could not generate"
+for f in vh h md; do
+    cp "$out/fresh.vh" "$out/c.vh" && cp "$out/fresh.h" "$out/c.h" && cp "$out/fresh.md" "$out/c.md"
+    python3 tools/gen_regs.py --check "$toml" "$out/c.vh" "$out/c.h" "$out/c.md" > "$out/c.out" 2>&1; fresh=$?
+    printf ' ' >> "$out/c.$f"
+    cp "$out/c.$f" "$out/c.$f.before"
+    python3 tools/gen_regs.py --check "$toml" "$out/c.vh" "$out/c.h" "$out/c.md" > "$out/c.out" 2>&1; rc=$?
+    if [ $fresh -eq 0 ] && [ $rc -eq 1 ] && grep -qF "stale generated files (run \`make regs\`): $out/c.$f" "$out/c.out" &&
+        cmp -s "$out/c.$f" "$out/c.$f.before"; then
+        echo "ok gen-regs-check-finds-stale-$f"
+    else
+        echo "FAIL gen-regs-check-finds-stale-$f: fresh exit $fresh, stale exit $rc, $(head -c 200 "$out/c.out")"
+    fi
+done

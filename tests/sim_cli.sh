@@ -53,6 +53,13 @@ bad stray-argument "unexpected argument 'extra'"    extra
 bad short-group    "unknown option '-x'"            -xy
 bad leading-space  "not ' -5'"                      --timers " -5"
 bad duration-zero  "--duration must be 100..2^48 ticks, not 0" --duration 0
+# Each range's other end, and the options whose refusal came only later (the
+# backend's open, exit 1) or never (a trace no backend but vl writes).
+bad geometry-bits  "geometry 4,12,4 is out of range" --backend model --geometry 4,12,4
+bad timers-zero    "--timers must be 1..10000000, not 0" --timers 0
+bad duration-max   "--duration must be 100..2^48 ticks, not 281474976710657" --duration 281474976710657
+bad trace-not-vl   "--trace needs --backend vl"     --backend model --trace "$out/w.fst"
+bad irq-no-chip    "not ':25'"                      --backend spidev --irq :25
 # Paths that cannot be written are refused before the run, not after it.
 bad trace-path     "--trace: cannot write '/nonexistent/dir/w.fst'" --trace /nonexistent/dir/w.fst
 bad plot-path      "--plot: cannot write '/nonexistent/dir/p.svg'" --backend model --plot /nonexistent/dir/p.svg
@@ -68,6 +75,16 @@ if [ -w /dev/full ]; then
     "$SIM" --backend model --timers 10 --duration 200 > /dev/full 2> "$out/stderr"; rc=$?
     check sim-unwritable-stdout-fails sh -c "[ $rc -eq 1 ] && grep -q 'summary could not be written' '$out/stderr'"
 fi
+
+# The limits themselves are taken: 4 x 11 slot bits (44), 2^48 ticks (one
+# timer: a fraction of a second), a drop probability of 1 (the link then
+# fails to open, exit 1, but the option is not refused).
+"$SIM" --backend model --geometry 4,11,2 --timers 10 --duration 200 > "$out/edge" 2>&1
+check sim-geometry-44-bits-accepted grep -q 'RESULT: ok' "$out/edge"
+"$SIM" --backend model --timers 1 --duration 281474976710656 > "$out/edge" 2>&1
+check sim-duration-2-48-accepted grep -q 'RESULT: ok' "$out/edge"
+"$SIM" --backend spi --spi-drop 1 --timers 5 --duration 200 > /dev/null 2> "$out/stderr"; rc=$?
+check sim-spi-drop-1-accepted sh -c "[ $rc -ne 2 ] && ! grep -q 'wants a probability' '$out/stderr'"
 
 # 010 is ten, not eight.
 "$SIM" --backend model --timers 010 --duration 200 > "$out/ten" 2>&1

@@ -22,7 +22,8 @@
  *    an engine with no start_range would get that deadline through start().
  *    An engine with its own range rule (Scheme 7's slot boundaries, the
  *    other references' keep-else-end) must stay inside the range, and the
- *    oracle is then run again replaying its choices. Schemes 5 and 6 are
+ *    oracle is then run again replaying its choices; the keep-else-end
+ *    references must also make exactly that rule's choice. Schemes 5 and 6 are
  *    created for 2^20 timers, so their wheels are as big as in W1 and W4.
  *  - Racy: callbacks touch any timer, those due at this tick included (a
  *    stop of a timer that is due but has not run yet, a 0-tick restart of
@@ -268,6 +269,7 @@ typedef struct run {
     uint64_t seed, rng;
     uint32_t n;
     int racy, exact_range, draining;
+    int keep_else_end; /* the references' range rule: keep a pending timer inside, else the end */
     enum range_mode range_mode;
     choices *record; /* RANGE_ENGINE: appended; RANGE_REPLAY: sorted, looked up */
     /* shadow */
@@ -388,6 +390,13 @@ static void op_range(run *r, uint32_t t, uint64_t lo, uint64_t hi)
             fail(r, "start_range(%" PRIu32 ", %" PRIu64 ", %" PRIu64 ") at tick %" PRIu64 " chose %" PRIu64
                     ", the driver's rule gives %" PRIu64 " (pending %d, deadline %" PRIu64 ")",
                  t, lo, hi, now, d, want, r->pending[t], cur);
+        else if (r->keep_else_end && d != (r->pending[t] && cur >= now + lo && cur <= now + hi ? cur : now + hi))
+            /* The references' own rule (eng_range_keeps): any choice inside
+             * the range replays, so only this catches one that takes another
+             * point of it, which would skew W1's idle re-arms. */
+            fail(r, "start_range(%" PRIu32 ", %" PRIu64 ", %" PRIu64 ") at tick %" PRIu64 " chose %" PRIu64
+                    ", not the kept deadline or the range's end (pending %d, deadline %" PRIu64 ")",
+                 t, lo, hi, now, d, r->pending[t], cur);
         if (r->record) {
             choices *c = r->record;
             if (c->n == c->cap) {
@@ -853,6 +862,7 @@ static int test_engine(const engine_ops *ops, uint64_t seed, long ops_full, orac
     } else {
         r.range_mode = ops->start_range ? RANGE_ENGINE : RANGE_DRIVER;
         r.exact_range = !strcmp(ops->name, "tickwheel");
+        r.keep_else_end = ops->start_range && !r.exact_range && strcmp(ops->name, "scheme7");
         r.record = ops->start_range && !r.exact_range ? &rec : NULL;
         run_workload(&r, p.ops);
         fired += r.fired;
@@ -904,6 +914,7 @@ static int test_engine(const engine_ops *ops, uint64_t seed, long ops_full, orac
         } else {
             r.range_mode = ops->start_range ? RANGE_ENGINE : RANGE_DRIVER;
             r.exact_range = !strcmp(ops->name, "tickwheel");
+            r.keep_else_end = ops->start_range && !r.exact_range && strcmp(ops->name, "scheme7");
             run_workload(&r, p.ops / 2);
             fired += r.fired;
             far += r.far_fired;

@@ -21,6 +21,7 @@ int tw_driver_suite(const tw_backend *b);
 int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary[6], unsigned coarse_shift,
                   unsigned visit_batch);
 int tw_lockstep_run(const tw_backend *other, uint64_t seed, long ops);
+int tw_lockstep_divergence_run(const char *geo_name, const tw_sim_config *cfg, uint64_t seed);
 int tw_faults_suite(const tw_backend *b, uint64_t seed);
 
 static void usage(const char *prog)
@@ -113,7 +114,10 @@ int main(int argc, char **argv)
         failed += !ok;
     }
     /* Register-level lockstep of the two: --ops x 10 random operations. */
-    if (!strcmp(backend, "all") && (!strcmp(suite, "all") || !strcmp(suite, "lockstep")))
+    if (!strcmp(backend, "all") && (!strcmp(suite, "all") || !strcmp(suite, "lockstep"))) {
         failed += !tw_lockstep_run(&backends[1], seed + 3, 10 * ops);
+        /* ... and the lockstep itself, against a model with one planted difference. */
+        failed += !tw_lockstep_divergence_run(names[1] + 3, &geo, seed + 5);
+    }
     return failed ? 1 : 0;
 }

@@ -34,7 +34,7 @@ module tb_tw_board_glue;
         .o_rst(rst_n_side), .i_irq(irq), .o_led_irq(led_irq_n), .o_led_rst(led_rst_n)
     );
 
-    integer errors = 0, seed = 1, n, t, k;
+    integer errors = 0, seed = 1, n, t, k, n_press, n_lock;
     task check(input cond, input [8*64-1:0] what);
         if (!cond) begin
             errors = errors + 1;
@@ -91,6 +91,14 @@ module tb_tw_board_glue;
             while (!rst && n < 10) begin @(negedge clk); n = n + 1; end
             check(rst === 1'b1, "reset asserted after a press or a lost lock");
             check(n <= 5, "reset asserted within 5 clocks");
+            // Both pins have the same two-flop synchroniser: a press and a
+            // lost lock take equally long (a stage missing on one shows here),
+            // and no sooner than through both flops, ok_q, the counter and
+            // run_q (4 clocks after the press ends; a stage missing on both
+            // is the only sign a simulation gives of a lost synchroniser).
+            check(n >= 4, "reset asserted no sooner than through the synchronisers");
+            if (k % 2 == 0) n_press = n; else n_lock = n;
+            if (k % 2 == 1) check(n_press == n_lock, "a press and a lost lock assert reset equally fast");
             clocks_to_run(POR_CLOCKS + 20, n);
             check(n >= POR_CLOCKS - 5 && n <= POR_CLOCKS + 6, "released again after 256 clocks");
             repeat ($random(seed) & 15) @(negedge clk);
