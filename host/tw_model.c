@@ -10,7 +10,7 @@
  * a reduced form that gives the same values wherever they are read: the
  * visit port's registered word and bypass as the visited bit it yields
  * (hit_h1), the late check's three sign and borrow flops as its verdict
- * (c_reached), the jump's byte comparisons as theirs (j_less), the NEXT
+ * (c_reached), the jump's comparison flags as theirs (j_less), the NEXT
  * stage's 16-bit parts as whole 48-bit sums (n1_gap, n1_end), and of the
  * read multiplexer's three group registers the one the access reads.
  *

@@ -459,12 +459,12 @@ module tw_core #(
         c_bad       <= !i_rst && w_cmd && !((wop_set || wop_clear) && wcmd_ok) && !wop_clear_all;
         c_wr        <= {LEVELS{!i_rst && w_cmd}} & wcmd_wr;
         c_lvl       <= cmd_level;
-        c_slot      <= cmd_slot;
+        c_slot      <= cmd_slot;      // in B1: the request's slot (held since R)
         c_borrow    <= diff_l[HALF];
         c_neg0      <= diff_h0[HALF-1];
         c_neg1      <= diff_h1[HALF-1];
         for (mk = 0; mk < LEVELS; mk = mk + 1)
-            c_match[mk] <= tick_p[mk*SLOT_BITS +: SLOT_BITS] == cmd_slot;
+            c_match[mk] <= tick_p[mk*SLOT_BITS +: SLOT_BITS] == c_slot;
     end
     wire reached = !(c_borrow ? c_neg1 : c_neg0);    // tick_v - arm >= 0 mod 2^48
     // A visit in V of the slot the SET names reports it: the bitmap shows a
@@ -480,11 +480,15 @@ module tw_core #(
     genvar gl;
     generate
         for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
-            // c_slot is cmd_slot a clock later: the bitmap looks the word's
-            // written flag up a clock ahead (WRITE_AHEAD).
+            // c_slot is cmd_slot a clock later, and the request's flops hold
+            // still from R to B4, so in B1 c_slot is already the slot V
+            // writes: the bitmap looks the word's written flag up a clock
+            // ahead (WRITE_AHEAD) from c_slot, beside it, rather than from
+            // the request register, whose fan-out spans the chip. c_match
+            // likewise.
             tw_bitmap #(.SLOT_BITS(SLOT_BITS), .VISIT_PIPE(1), .WRITE_AHEAD(1)) u_bitmap (
                 .i_clk(i_clk), .i_rst(1'b0), .i_clear_all(bm_clear),
-                .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set), .i_wr_slot_next(cmd_slot),
+                .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set), .i_wr_slot_next(c_slot),
                 .i_visit_slot(tick_v[gl*SLOT_BITS +: SLOT_BITS]), .o_visit_bit(busy_g[gl]),
                 .i_search_word(search_waddr[gl*WA +: WA]), .o_search_word(search_words[gl*SW +: SW])
             );
@@ -727,7 +731,6 @@ module tw_core #(
     // and each stage carries whether it stood throughout.
     reg [16:0] n1_gl, n1_gm0, n1_gm1;
     reg [15:0] n1_gh0, n1_gh1;
-    reg        n1_gh0z, n1_gh1z;       // n1_gh0 == 0, n1_gh1 == 0, formed beside them
     reg [24:0] n1_el;
     reg [23:0] n1_eh;
     reg        n1_v, n1_f;
@@ -751,34 +754,21 @@ module tw_core #(
     wire       n1_cm   = n1_gl[16] ? n1_gm1[16] : n1_gm0[16];
     wire [15:0] n1_mid = n1_gl[16] ? n1_gm1[15:0] : n1_gm0[15:0];
     wire [15:0] n1_hi  = n1_cm ? n1_gh1 : n1_gh0;
-    // a + b == 0 (mod 2^16) without a carry chain: if it holds, the carry
-    // into each bit is known (a ^ b there), so each bit pair is checked
-    // against the carry its neighbour below must give: a & b out of bit 0
-    // (where a == b), a | b out of any other (its carry in being a ^ b).
-    function sum_is_zero;
-        input [15:0] a, b;
-        integer i;
-        begin
-            sum_is_zero = a[0] == b[0] && (a[1] ^ b[1]) == (a[0] & b[0]);
-            for (i = 2; i < 16; i = i + 1)
-                sum_is_zero = sum_is_zero && (a[i] ^ b[i]) == (a[i-1] | b[i-1]);
-        end
-    endfunction
     always @(posedge i_clk) begin
         n1_gl  <= {1'b0, srch_next[15:0]} + {1'b0, ~tick_v[15:0]};
         n1_gm0 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]};
         n1_gm1 <= {1'b0, srch_next[31:16]} + {1'b0, ~tick_v[31:16]} + 17'd1;
         n1_gh0 <= srch_next[47:32] + ~tick_v[47:32];
         n1_gh1 <= srch_next[47:32] - tick_v[47:32];
-        n1_gh0z <= sum_is_zero(srch_next[47:32], ~tick_v[47:32]);
-        n1_gh1z <= srch_next[47:32] == tick_v[47:32];
         n1_el  <= {1'b0, tick_v[23:0]} + {1'b0, horizon_q[23:0]};
         n1_eh  <= tick_v[47:24] + {16'd0, horizon_q[31:24]};
         n1_v   <= !i_rst && srch_valid && !srch_start_q;
         n1_f   <= srch_found;
         n2_gap <= {n1_hi, n1_mid, n1_gl[15:0]};
         // Both candidates compared, then picked: no multiplexer before a chain.
-        n2_hz_f   <= n1_f && (n1_cm ? n1_gh1z : n1_gh0z);
+        // The high part's zero test reads N1's flops (both candidates,
+        // then picked), not tick_v and srch_next beside N1's chains.
+        n2_hz_f   <= n1_f && (n1_cm ? n1_gh1 == 16'd0 : n1_gh0 == 16'd0);
         n2_mid_lt <= n1_gl[16] ? n1_gm1[15:0] < horizon_q[31:16] : n1_gm0[15:0] < horizon_q[31:16];
         n2_mid_eq <= n1_gl[16] ? n1_gm1[15:0] == horizon_q[31:16] : n1_gm0[15:0] == horizon_q[31:16];
         n2_lo_lt  <= n1_gl[15:0] < horizon_q[15:0];
@@ -793,9 +783,9 @@ module tw_core #(
     end
     assign srch_passed = n2_v && n2_f && n2_gap[47] && srch_valid && !srch_start_q;
 `ifdef FORMAL
-    // The zero flags agree with the sums they test, from the second clock
-    // (N3's with the gap a clock old). Proved in the local set (core-ind-local)
-    // and assumed elsewhere, where they would only slow the induction.
+    // The gap's zero flag agrees with the gap a clock old, from the second
+    // clock. Proved in the local set (core-ind-local) and assumed
+    // elsewhere, where it would only slow the induction.
 `ifdef TW_CORE_F_LOCAL
  `define TW_CORE_F_ZEROS assert
 `else
@@ -810,8 +800,7 @@ module tw_core #(
     end
     always @(*)
         if (f_n_clocked)
-            `TW_CORE_F_ZEROS(n1_gh0z == (n1_gh0 == 16'd0) && n1_gh1z == (n1_gh1 == 16'd0)
-                             && n3_gap_z == (f_n2_gap_was == 48'd0));
+            `TW_CORE_F_ZEROS(n3_gap_z == (f_n2_gap_was == 48'd0));
 `undef TW_CORE_F_ZEROS
 `endif
 
@@ -828,12 +817,20 @@ module tw_core #(
     reg        j_wait_q, j_cmp_q, j_sel_q, j_carry_q, j_end_q, j_busy_q;
     reg [2:0]  j_wc;                   // clocks left in J_WAIT or J_END
     reg [3:0]  j_cool;
-    reg        j_seen, j_big, j_bad, j_far_q, j_adv_far_q, j_go_q;
-    reg [3:0]  j_lt;                   // gap < left, per byte
-    reg [3:1]  j_eq;                   // gap == left, per byte (the lowest need not)
+    reg        j_seen, j_bad, j_far_q, j_adv_far_q, j_go_q;
+    // J_SEL takes what ADVANCE has left rather than the gap when the gap
+    // is wide (past 32 bits, or no answer) or not below it: j_big ||
+    // !(gap < left), which J_CMP forms as the AND of two flags (j_pick_x,
+    // j_pick_y) from the halves' comparisons, so that each bit J_SEL loads
+    // is one LUT of the two flags and its two candidates.
+    reg        j_pick_x, j_pick_y;
     reg        j_lo_q, j_hi_q;
     wire [31:0] adv_left = {adv_hi_q, adv_lo_q};
-    wire        j_less   = j_lt[3] || (j_eq[3] && (j_lt[2] || (j_eq[2] && (j_lt[1] || (j_eq[1] && j_lt[0])))));
+    wire        j_pick_adv = j_pick_x && j_pick_y;
+    wire        j_big_d  = !n2_f || |n2_gap[47:32];           // in J_CMP
+    wire        j_lt_hi  = n2_gap[31:16] < adv_left[31:16];
+    wire        j_eq_hi  = n2_gap[31:16] == adv_left[31:16];
+    wire        j_lt_lo  = n2_gap[15:0] < adv_left[15:0];
     wire        j_start  = j_go_q && !j_busy_q && !pend_q && !adv_busy && !w_adv && !hold_q;
     // Off if a command came or the search started again, the answer went,
     // time has reached it, or there is nothing to jump. The tick source
@@ -841,7 +838,6 @@ module tw_core #(
     // core-ind proves it).
     wire        j_abort  = j_seen || !srch_valid || !n2_v || j_bad;
     wire        j_last   = j_wc == 3'd1;
-    integer jb;
     assign j_run   = !j_busy_q;
     assign j_lo_go = j_lo_q;
     assign j_hi_go = j_hi_q;
@@ -862,7 +858,7 @@ module tw_core #(
             j_wait_q <= 1'b0; j_cmp_q <= 1'b0; j_sel_q <= 1'b0; j_carry_q <= 1'b0; j_end_q <= 1'b0;
             j_busy_q <= 1'b0; j_wc <= 3'd0; j_cool <= 4'd0; j_seen <= 1'b0;
             j_lo_q <= 1'b0; j_hi_q <= 1'b0; lo_add_q <= {{(HALF-1){1'b0}}, 1'b1}; j_amt_q <= 32'd0;
-            j_big <= 1'b0; j_lt <= 4'd0; j_eq <= 3'd0; j_bad <= 1'b0;
+            j_pick_x <= 1'b0; j_pick_y <= 1'b0; j_bad <= 1'b0;
         end else begin
             j_wait_q  <= j_start || (j_wait_q && !j_last);   // the counter and the gap settle
             j_cmp_q   <= j_wait_q && j_last;
@@ -899,11 +895,10 @@ module tw_core #(
                 // (From flops: the gap's zero flag, and ADVANCE's, which
                 // is current here: no step is decided in a jump.)
                 j_bad <= (n2_f && (n2_gap[47] || n3_gap_z)) || !adv_nz_q;
-                j_big <= !n2_f || |n2_gap[47:32];
-                for (jb = 0; jb < 4; jb = jb + 1)
-                    j_lt[jb] <= n2_gap[jb*8 +: 8] < adv_left[jb*8 +: 8];
-                for (jb = 1; jb < 4; jb = jb + 1)
-                    j_eq[jb] <= n2_gap[jb*8 +: 8] == adv_left[jb*8 +: 8];
+                // j_big || !(gap < left) == x && y, with gap < left ==
+                // lt_hi || (eq_hi && lt_lo)
+                j_pick_x <= j_big_d || !j_lt_hi;
+                j_pick_y <= j_big_d || !j_eq_hi || !j_lt_lo;
             end
             // The amount and the counter's addend are loaded in J_SEL even
             // if the jump is called off: only J_LO and J_HI read the amount,
@@ -911,10 +906,10 @@ module tw_core #(
             // host is the source and steps only outside a jump), after which
             // the addend is one again.
             if (j_sel_q)
-                j_amt_q  <= j_big || !j_less ? adv_left : n2_gap[31:0];
+                j_amt_q  <= j_pick_adv ? adv_left : n2_gap[31:0];
             lo_add_q <= {{(HALF-1){1'b0}}, 1'b1};
             if (j_sel_q)
-                lo_add_q <= j_big || !j_less ? adv_left[HALF-1:0] : n2_gap[HALF-1:0];
+                lo_add_q <= j_pick_adv ? adv_left[HALF-1:0] : n2_gap[HALF-1:0];
         end
 
 `ifdef FORMAL
@@ -940,19 +935,26 @@ module tw_core #(
     // (only a jump over empty slots can still move time).
     reg [15:0] age_q;
     reg        age_due_q, thresh_due_q, room_due_q, irq_q;
-    // The jump's addition to the age, saturating, formed in J_SEL from both
-    // candidates of its amount (as j_amt_q is chosen) so that J_LO only
-    // loads it. age_q stands still through J_SEL (no tick reaches V, and
-    // the FIFO is neither pushed nor popped from J_SEL to J_LO, so it
-    // cannot empty there; if it is empty J_LO clears the age anyway).
-    reg [15:0]  j_age_q;
+    // The jump's addition to the age, saturating, formed in J_CMP for both
+    // candidates of its amount and picked in J_SEL (as j_amt_q is chosen)
+    // so that J_LO only loads it. age_q stands still from J_CMP through
+    // J_SEL (no tick reaches V, and the FIFO is neither pushed nor popped
+    // from J_CMP to J_LO, so it cannot empty there; if it is empty J_LO
+    // clears the age anyway), and so do ADVANCE's left and the gap of a
+    // jump not called off.
+    reg [15:0]  j_age_q, j_age_adv_q, j_age_gap_q;
     wire [16:0] j_age_adv = {1'b0, age_q} + {1'b0, adv_left[15:0]};
     wire [16:0] j_age_gap = {1'b0, age_q} + {1'b0, n2_gap[15:0]};
     wire [15:0] j_age_adv_sat = |adv_left[31:16] || j_age_adv[16] ? 16'hFFFF : j_age_adv[15:0];
     wire [15:0] j_age_gap_sat = |n2_gap[31:16] || j_age_gap[16] ? 16'hFFFF : j_age_gap[15:0];
-    always @(posedge i_clk)
+    always @(posedge i_clk) begin
+        if (j_cmp_q) begin
+            j_age_adv_q <= j_age_adv_sat;
+            j_age_gap_q <= j_age_gap_sat;
+        end
         if (j_sel_q)
-            j_age_q <= j_big || !j_less ? j_age_adv_sat : j_age_gap_sat;
+            j_age_q <= j_pick_adv ? j_age_adv_q : j_age_gap_q;
+    end
     always @(posedge i_clk)
         if (i_rst) begin
             age_q <= 0; age_due_q <= 1'b1; thresh_due_q <= 1'b1; room_due_q <= 1'b0; irq_q <= 1'b0;
@@ -1409,6 +1411,9 @@ module tw_core #(
         // Helpers: the jump's age is formed as its amount is; no entry is
         // pushed or popped from J_CMP on, nor a CMD in flight.
         if (j_lo_q && !fifo_empty) assert(j_age_q == f_age_jsat);
+        // ... from both candidates summed in J_CMP, still current in J_SEL.
+        if (j_sel_q && !j_abort && !fifo_empty)
+            assert(j_age_adv_q == j_age_adv_sat && j_age_gap_q == j_age_gap_sat);
         if (j_wait_q) assert(cmd_fly_q == 3'd0 || {1'b0, cmd_fly_q} + 4'd3 <= {1'b0, j_wc});
         if (!pend_q) assert(cmd_fly_q <= 3'd5);
         if (j_wait_q && j_wc <= 3'd3) assert(!step_v);

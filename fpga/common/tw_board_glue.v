@@ -59,14 +59,20 @@ module tw_board_glue #(
     assign o_rst = !run_q;
 
     // ------------------------------------------------------------ LEDs
+    // led_nz_q == (led_q != 0), kept a clock ahead in a flop of its own, so
+    // that the counter's enable is not the zero test that also drives the
+    // pin (on the UP5K the placer put that LUT by the pin, far from the
+    // counter).
     reg [STRETCH_BITS-1:0] led_q = 0;
+    reg                    led_nz_q = 1'b0;
     always @(posedge i_clk) begin
         if (i_irq)
             led_q <= {STRETCH_BITS{1'b1}};
-        else if (led_q != 0)
+        else if (led_nz_q)
             led_q <= led_q - 1'b1;
+        led_nz_q <= i_irq || |led_q[STRETCH_BITS-1:1];
     end
-    wire led_irq = led_q != 0;
+    wire led_irq = led_nz_q;
     wire led_rst = !run_q;
     assign o_led_irq = LED_ACTIVE_LOW != 0 ? !led_irq : led_irq;
     assign o_led_rst = LED_ACTIVE_LOW != 0 ? !led_rst : led_rst;
