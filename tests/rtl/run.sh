@@ -91,8 +91,15 @@ board_top() { # BOARD DEFINE MHZ
         failed=1
         return
     fi
+    # the clock the PLL makes, which icepll may only approach (17 -> 16.875)
+    achieved=$(sed -n 's/^F_PLLOUT: *\([0-9.]*\) MHz (achieved).*/\1/p' "$dir/icepll.txt")
+    if [ -z "$achieved" ]; then
+        echo "FAIL tb_board_top_$1 (no achieved frequency in $dir/icepll.txt)"
+        failed=1
+        return
+    fi
     run "tb_board_top_$1" tb_board_top "fpga/$1/top.v fpga/common/tw_board_glue.v $spi $ice40_sim" \
-        -DNO_ICE40_DEFAULT_ASSIGNMENTS -D"$2" -DMHZ="$3" -I"$dir"
+        -DNO_ICE40_DEFAULT_ASSIGNMENTS -D"$2" -DMHZ="$achieved" -I"$dir"
 }
 board_top icebreaker BOARD_ICEBREAKER "${FPGA_MHZ_icebreaker:-48}"
 board_top hx8k BOARD_HX8K "${FPGA_MHZ_hx8k:-120}"

@@ -6,7 +6,8 @@
 // iCEBreaker, the button. It checks what the other testbenches cannot see
 // in a board's wrapper:
 //   - the PLL settings icepll wrote into pll.vh make the board's clock
-//     (FPGA_MHZ) within the iCE40 PLL's limits, and feed the chip;
+//     (FPGA_MHZ, or the nearest clock icepll can make) within the iCE40
+//     PLL's limits, and feed the chip;
 //   - the chip is held in reset until the PLL locks (and, on the iCEBreaker,
 //     while the button is pressed, with the red LED lit);
 //   - SPI reaches the chip through the pins: ID, VERSION and CAPS (the top's
@@ -18,18 +19,18 @@
 // is an empty shell, so this bench plays the PLL from the instance's own
 // parameters (F_out = 12 MHz * (DIVF + 1) / ((DIVR + 1) * 2^DIVQ), SIMPLE
 // feedback) and forces its outputs.
-//   icepll -i 12 -o 48 -f DIR/pll.vh
-//   iverilog -g2005 -DNO_ICE40_DEFAULT_ASSIGNMENTS -DBOARD_ICEBREAKER -DMHZ=48 \
+//   icepll -i 12 -o 48 -f DIR/pll.vh      (MHZ: its "achieved" F_PLLOUT)
+//   iverilog -g2005 -DNO_ICE40_DEFAULT_ASSIGNMENTS -DBOARD_ICEBREAKER -DMHZ=48.0 \
 //       -IDIR -Irtl -s tb_board_top -o tb tests/rtl/tb_board_top.v \
 //       fpga/icebreaker/top.v fpga/common/tw_board_glue.v rtl/tw_spi_top.v \
 //       rtl/tw_spi.v rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v \
 //       rtl/tw_search.v /usr/share/yosys/ice40/cells_sim.v
-//   vvp tb      (the HX8K: -DBOARD_HX8K -DMHZ=120 and fpga/hx8k/top.v)
+//   vvp tb      (the HX8K: -DBOARD_HX8K -DMHZ=120.0 and fpga/hx8k/top.v)
 module tb_board_top;
 `include "tw_regs.vh"
 
 `ifndef MHZ
-    `define MHZ 48
+    `define MHZ 48.0        // the clock icepll says the PLL makes (tests/rtl/run.sh)
 `endif
     localparam real REF_NS = 1000.0 / 12.0;     // the board's oscillator
 
@@ -184,7 +185,7 @@ module tb_board_top;
                                     | ((1 << TW_CAPS_FIFO_LOG2_WIDTH) - 1) << TW_CAPS_FIFO_LOG2_LSB;
 
     initial begin
-        $display("# tb_board_top: %0s at %0d MHz",
+        $display("# tb_board_top: %0s at %0.3f MHz",
 `ifdef BOARD_ICEBREAKER
                  "icebreaker",
 `else
