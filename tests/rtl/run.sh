@@ -86,6 +86,11 @@ run tb_tw_board_glue tb_tw_board_glue "fpga/common/tw_board_glue.v $ice40_sim" -
 board_top() { # BOARD DEFINE MHZ
     dir="$out/pll_$1"
     mkdir -p "$dir"
+    if ! command -v icepll >/dev/null 2>&1; then
+        echo "FAIL tb_board_top_$1 (icepll not found: make deps installs fpga-icestorm)"
+        failed=1
+        return
+    fi
     if ! icepll -i 12 -o "$3" -f "$dir/pll.vh" > "$dir/icepll.txt" 2>&1; then
         echo "FAIL tb_board_top_$1 (icepll cannot make $3 MHz, see $dir/icepll.txt)"
         failed=1

@@ -59,7 +59,7 @@ module tb_board_top;
 
     integer errors = 0;
     task check(input cond, input [8*64-1:0] what);
-        if (!cond) begin
+        if (cond !== 1'b1) begin            // X or Z (a floating pin) fails too
             errors = errors + 1;
             if (errors <= 20) $display("ERROR t=%0t: %0s", $time, what);
         end
@@ -78,15 +78,22 @@ module tb_board_top;
         check(dut.u_pll.FEEDBACK_PATH == "SIMPLE", "PLL feedback path SIMPLE");
         check(f_pfd >= 10.0 && f_pfd <= 133.0, "PLL PFD frequency within 10..133 MHz");
         check(f_vco >= 533.0 && f_vco <= 1066.0, "PLL VCO frequency within 533..1066 MHz");
+        check(f_out >= 16.0 && f_out <= 275.0, "PLL output within 16..275 MHz");
         check(f_out > `MHZ * 0.999 && f_out < `MHZ * 1.001, "PLL output at the board's clock");
-        force dut.clk = pll_clk;
-        force dut.locked = pll_lock;
+        // The PLL's own outputs, so that a top wiring them wrong fails.
+        force dut.u_pll.PLLOUTGLOBAL = pll_clk;
+        force dut.u_pll.LOCK = pll_lock;
         // The output runs before the lock (as a real PLL's may), for more
         // than the reset sequencer's 256 clocks: only LOCK holds the reset.
-        repeat (100) @(posedge osc);
+        repeat (300) @(posedge pll_clk);
         pll_lock = 1'b1;
     end
-    always #(pll_half_ns) pll_clk = !pll_clk;
+    // Its clock, once the period is known (a real starts at 0.0: no edge
+    // at time 0, whichever block runs first).
+    always begin
+        wait (pll_half_ns > 0.0);
+        #(pll_half_ns) pll_clk = !pll_clk;
+    end
     always @(posedge pll_clk) if (!pll_lock && dut.rst !== 1'b1) check(0, "chip held in reset until the PLL locks");
 
     // ---------------------------------------------------------- SPI master

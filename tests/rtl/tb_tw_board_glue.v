@@ -36,7 +36,7 @@ module tb_tw_board_glue;
 
     integer errors = 0, seed = 1, n, t, k, n_press, n_lock;
     task check(input cond, input [8*64-1:0] what);
-        if (!cond) begin
+        if (cond !== 1'b1) begin            // X or Z fails too
             errors = errors + 1;
             if (errors <= 10) $display("ERROR t=%0t: %0s", $time, what);
         end

@@ -190,8 +190,8 @@ module tb_tw_spi;
     // edge through the synchronisers): the clock it judges lateness in, and
     // the clock before it. The section "deadline phase" acks relative to
     // these, which the pins cannot place to the clock.
-    wire       br_dead_now  = br.sck_rise_q && br.pos_q[4];                          // P_DEAD
-    wire       br_dead_next = br.sel_next && br.sck_q[0] && !br.sck_q[1] && br.pos_q[4];
+    wire       br_dead_now  = br.sck_rise_q && br.pos_q[br.P_DEAD];
+    wire       br_dead_next = br.sel_next && br.sck_q[0] && !br.sck_q[1] && br.pos_q[br.P_DEAD];
     reg        br_dead_was  = 1'b0;         // br_dead_now, a clock ago
     reg        br_dead_next_was = 1'b0;     // br_dead_next, a clock ago
     integer    sl_dead_ofs  = 2;            // -1, 0 or 1: ack that many clocks from the deadline's clock; else by latency
