@@ -102,7 +102,6 @@ module tb_board_top;
     reg        seq = 1'b0;
     reg [7:0]  r_st;
     reg [31:0] r_data;
-    reg        r_crc_ok;
 
     function [7:0] crc8_byte(input [7:0] c, input [7:0] d);
         integer i;
@@ -144,8 +143,7 @@ module tb_board_top;
             r_data = rx[39:8];
             c = 8'h00;
             for (i = 0; i < 5; i = i + 1) c = crc8_byte(c, rx[47 - 8 * i -: 8]);
-            r_crc_ok = c == rx[7:0];
-            check(r_crc_ok, "response CRC");
+            check(c == rx[7:0], "response CRC");
         end
     endtask
 
