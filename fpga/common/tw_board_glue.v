@@ -70,7 +70,9 @@ module tw_board_glue #(
             led_q <= {STRETCH_BITS{1'b1}};
         else if (led_nz_q)
             led_q <= led_q - 1'b1;
-        led_nz_q <= i_irq || |led_q[STRETCH_BITS-1:1];
+        // (led_q > 1: the count after this clock is not zero; a shift, not
+        // a part select, so that one bit works too)
+        led_nz_q <= i_irq || (led_q >> 1) != 0;
     end
     wire led_irq = led_nz_q;
     wire led_rst = !run_q;

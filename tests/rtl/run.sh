@@ -79,6 +79,9 @@ run tb_tw_evfifo_d4 tb_tw_evfifo "$fifo" -Ptb_tw_evfifo.DEPTH_LOG2=4 -Ptb_tw_evf
 # The boards' glue, its iCE40 pads from Yosys's simulation model.
 ice40_sim=$(dirname "$(command -v yosys)")/../share/yosys/ice40/cells_sim.v
 run tb_tw_board_glue tb_tw_board_glue "fpga/common/tw_board_glue.v $ice40_sim" -DNO_ICE40_DEFAULT_ASSIGNMENTS
+# The shortest stretch: one bit, the LED lit a single clock.
+run tb_tw_board_glue_s1 tb_tw_board_glue "fpga/common/tw_board_glue.v $ice40_sim" -DNO_ICE40_DEFAULT_ASSIGNMENTS \
+    -Ptb_tw_board_glue.STRETCH_BITS=1
 
 # Each board's top, driven at its pins, with the PLL settings icepll makes
 # for its clock as fpga/build.sh does (FPGA_MHZ_<board>: `make test` passes

@@ -12,7 +12,7 @@
 // (NO_ICE40_DEFAULT_ASSIGNMENTS: the model's port defaults are SystemVerilog.)
 //   vvp tb [+seed=N]
 module tb_tw_board_glue;
-    localparam integer STRETCH_BITS = 4;
+    parameter  integer STRETCH_BITS = 4;    // run.sh runs 4 and 1
     localparam integer POR_CLOCKS   = 256;
 
     reg clk = 1'b0;
