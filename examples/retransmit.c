@@ -33,7 +33,7 @@ typedef struct conn {
 static struct {
     tw_wheel wheel;
     uint64_t rng, end;
-    uint64_t sent, acked, lost, lost_due, retransmits;
+    uint64_t sent, acked, lost, lost_due, retransmits, longest_rto;
     uint64_t wrong_tick, spurious, failures;
 } demo;
 
@@ -57,6 +57,8 @@ static void check(int rc)
 static void transmit(conn *c, uint64_t now)
 {
     c->sent_at = now;
+    if (c->rto_ticks > demo.longest_rto)
+        demo.longest_rto = c->rto_ticks;
     c->ack_lost = rnd(100) < LOSS_PERCENT;
     demo.sent++;
     if (c->ack_lost) {
@@ -166,6 +168,8 @@ int main(int argc, char **argv)
     printf("  acks lost           %10llu  (%llu with their RTO due in the run)\n", (unsigned long long)demo.lost,
            (unsigned long long)demo.lost_due);
     printf("  retransmissions     %10llu\n", (unsigned long long)demo.retransmits);
+    printf("  longest RTO         %10llu  (from %d, doubled on each retransmission, at most %d)\n",
+           (unsigned long long)demo.longest_rto, RTO_MIN, RTO_MAX);
     printf("  RTO re-arms         %10llu  (%llu without a bus transaction)\n",
            (unsigned long long)(demo.acked + demo.retransmits), (unsigned long long)st->lazy_rearms);
     printf("  bus writes          %10llu  (%.2f per segment)\n",

@@ -145,6 +145,8 @@ report() { # command, its exit status, its output
     step wave-layout-matches-trace sh -c "$BUILD/tw-sim $WAVE_ARGS --trace $BUILD/wave.fst &&
         sh tools/check_gtkw.sh sim/tickwheel.gtkw $BUILD/wave.fst $BUILD/fst-signals"
     step doc-example-in-sync sh tools/check_doc_example.sh docs/driver.md
+    # ... and the checkers fail when they should (on the trace just written).
+    lines sh tests/tools_check.sh "$BUILD" "$BUILD/wave.fst"
     # Checkers that check nothing fail rather than pass: a doc with no block
     # to compare, a proof name that matches no proof.
     step doc-example-refuses-doc-without-block sh -c '! sh tools/check_doc_example.sh README.md'
@@ -154,17 +156,32 @@ report() { # command, its exit status, its output
     # matches shows here, not in the next `make fpga`.
     step fpga-area-cuts-match-rtl python3 fpga/area.py --check
     step install-and-build-out-of-tree env BUILD=build/install-check sh tests/install_check.sh
-    step example-quickstart sh -c "$BUILD/examples/quickstart | grep -qx 'retransmit fired at tick 200'"
-    # Each checks itself and exits non-zero on a wrong result.
-    step example-retransmit sh -c "$BUILD/examples/retransmit --seed $SEED | grep -q '^ok: every lost ack'"
+    # Both timers, in order: the retransmit on its tick, the keepalive in its range.
+    # shellcheck disable=SC2016
+    step example-quickstart sh -c 'out=$("$0/examples/quickstart") &&
+        [ "$(printf "%s\n" "$out" | sed -n 1p)" = "retransmit fired at tick 200" ] &&
+        k=$(printf "%s\n" "$out" | sed -n "2s/^keepalive fired at tick \([0-9][0-9]*\)\$/\1/p") &&
+        [ -n "$k" ] && [ "$k" -ge 60000 ] && [ "$k" -le 70000 ] && [ "$(printf "%s\n" "$out" | wc -l)" -eq 2 ]' "$BUILD"
+    # Each checks itself and exits non-zero on a wrong result. The RTO
+    # backs off: some segment is lost three times in a row (800 ticks).
+    step example-retransmit sh -c "$BUILD/examples/retransmit --seed $SEED > $BUILD/retransmit.out &&
+        grep -q '^ok: every lost ack' $BUILD/retransmit.out &&
+        rto=\$(sed -n 's/^  longest RTO *\([0-9]*\) .*/\1/p' $BUILD/retransmit.out) && [ \"\$rto\" -ge 800 ] && [ \"\$rto\" -le 6400 ]"
+    # Every first RTO due on the run's last tick (200): each is counted as
+    # due, and fires.
+    step example-retransmit-rto-due-on-the-last-tick sh -c "$BUILD/examples/retransmit --connections 2000 --ticks 200 > $BUILD/last.out &&
+        grep -q '^ok: every lost ack' $BUILD/last.out && grep -Eq '^  retransmissions +[1-9]' $BUILD/last.out"
     # A run shorter than the least RTO loses acks but retransmits nothing.
     step example-retransmit-short-run-is-ok sh -c "$BUILD/examples/retransmit --connections 2000 --ticks 150 > $BUILD/short.out &&
         grep -q '^ok: no lost ack had its RTO due' $BUILD/short.out && grep -Eq '^  acks lost +[1-9][0-9]* +\\(0 with' $BUILD/short.out"
     step example-retransmit-refuses-bad-numbers sh -c '"$0/examples/retransmit" --ticks 0 2>&1 | grep -q "^usage:" &&
-        { "$0/examples/retransmit" --connections " 5" > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
+        { "$0/examples/retransmit" --connections " 5" > /dev/null 2>&1; [ $? -eq 2 ]; } &&
+        { "$0/examples/retransmit" --connections 1000001 --ticks 1 > /dev/null 2>&1; [ $? -eq 2 ]; } &&
+        { "$0/examples/retransmit" --connections 1 --ticks 100000001 > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
     step example-event-loop sh -c "$BUILD/examples/event_loop --seed $SEED | grep -q '^ok: every timer fired once'"
     step example-event-loop-refuses-bad-numbers sh -c '"$0/examples/event_loop" --timers 0 2>&1 | grep -q "^usage:" &&
-        { "$0/examples/event_loop" --seed " 5" > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
+        { "$0/examples/event_loop" --seed " 5" > /dev/null 2>&1; [ $? -eq 2 ]; } &&
+        { timeout 10 "$0/examples/event_loop" --timers 100001 > /dev/null 2>&1; [ $? -eq 2 ]; }' "$BUILD"
     # --help: the usage on stdout, exit 0; an option a program lacks: exit 2.
     for example in quickstart retransmit event_loop; do
         step example-$example-help sh -c '"$0" --help 2>/dev/null | grep -q "^usage: $1" &&

@@ -1196,6 +1196,75 @@ static void test_reset_values(const tw_backend *b)
     tw_dev_close(&dev);
 }
 
+/* An access the chip cannot take (an address off the word grid or past the
+ * register map, a read with nowhere to put its value) is refused before it
+ * reaches the bus: TW_EINVAL, no clock run, nothing read or written. */
+static void test_bad_access(const tw_backend *b)
+{
+    static const uint32_t bad[] = {TW_REG_ID + 1, TW_REG_STATUS + 2, TW_REG_CMD + 3, 4 * TW_REG_COUNT,
+                                   4 * TW_REG_COUNT + 4, UINT32_MAX - 3, UINT32_MAX};
+    tw_dev dev;
+    uint32_t value = 0x5A5A5A5Au;
+    if (b->open(&dev, &b->cfg) < 0) {
+        CHECK(!"backend open");
+        return;
+    }
+    uint64_t cycles = tw_dev_cycles(&dev);
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (tw_dev_read(&dev, bad[i], &value) != TW_EINVAL || tw_dev_write(&dev, bad[i], 0) != TW_EINVAL)
+            tw_test_fail(__FILE__, __LINE__, "an access at 0x%08X was not refused", (unsigned)bad[i]);
+    }
+    CHECK_EQ(value, 0x5A5A5A5Au);
+    CHECK_EQ(tw_dev_read(&dev, TW_REG_ID, NULL), TW_EINVAL);
+    CHECK_EQ(tw_dev_cycles(&dev), cycles);
+    /* ... and the device answers as before. */
+    CHECK_OK(tw_dev_read(&dev, TW_REG_ID, &value));
+    CHECK_EQ(value, TW_ID_MAGIC);
+    tw_dev_close(&dev);
+}
+
+/* The external tick input, where a backend has one: a tick on each rising
+ * edge, counted while the input is still high, and none on the fall. */
+static void test_ext_tick_edges(const tw_backend *b)
+{
+    tw_fixture f;
+    if (tw_fixture_open(&f, b, TW_TIME_EXTERNAL, 0) < 0) {
+        CHECK(!"open with the external tick");
+        goto out;
+    }
+    if (!f.dev.ops->set_ext_tick)
+        goto out; /* no such pin */
+    uint64_t start = now_of(&f);
+    for (uint64_t n = 1; n <= 3; n++) {
+        f.dev.ops->set_ext_tick(f.dev.ctx, 1);
+        CHECK(tw_dev_wait_irq(&f.dev, 16) >= 0); /* the synchroniser's clocks */
+        CHECK_EQ(now_of(&f), start + n);
+        f.dev.ops->set_ext_tick(f.dev.ctx, 0);
+        CHECK(tw_dev_wait_irq(&f.dev, 16) >= 0);
+        CHECK_EQ(now_of(&f), start + n);
+    }
+out:
+    tw_fixture_close(&f);
+}
+
+/* A wait that nothing ends runs the chip its whole budget, not a clock
+ * more or less, on every backend that counts its clock. */
+static void test_wait_runs_its_budget(const tw_backend *b)
+{
+    tw_dev dev;
+    if (b->open(&dev, &b->cfg) < 0) {
+        CHECK(!"backend open");
+        return;
+    }
+    for (uint64_t budget = 1; budget <= 1000 && !tw_test_failed; budget *= 10) {
+        uint64_t before = tw_dev_cycles(&dev);
+        CHECK_EQ(tw_dev_wait_irq(&dev, budget), 0);
+        if (before || tw_dev_cycles(&dev))
+            CHECK_EQ(tw_dev_cycles(&dev) - before, budget);
+    }
+    tw_dev_close(&dev);
+}
+
 /* The tests named in `only` (NULL-terminated), or all of them if it is NULL. */
 int tw_driver_suite_only(const tw_backend *b, const char *const *only)
 {
@@ -1223,7 +1292,10 @@ int tw_driver_suite_only(const tw_backend *b, const char *const *only)
         {"long_intervals", test_long_intervals},
         {"overflow_recovery", test_overflow_recovery},
         {"realtime_prescaler", test_realtime},
+        {"ext_tick_edges", test_ext_tick_edges},
         {"bad_input", test_bad_input},
+        {"bad_access", test_bad_access},
+        {"wait_runs_its_budget", test_wait_runs_its_budget},
         {"closed_device", test_closed_device},
         {"other_wheel", test_other_wheel},
         {"stale_advance", test_stale_advance},

@@ -24,6 +24,48 @@ int tw_lockstep_run(const tw_backend *other, uint64_t seed, long ops);
 int tw_lockstep_divergence_run(const char *geo_name, const tw_sim_config *cfg, uint64_t seed);
 int tw_faults_suite(const tw_backend *b, uint64_t seed);
 
+/* The geometry this binary's RTL was Verilated with. */
+static tw_sim_config vl_geo;
+
+/* tw_vl_open refuses what it cannot give: no device, a geometry other than
+ * the Verilated one (each of its three numbers), a trace it cannot write.
+ * No geometry (NULL, or levels 0) takes the Verilated one. */
+static void test_vl_open_refusals(const tw_backend *b)
+{
+    tw_dev dev;
+    tw_geometry g;
+    (void)b;
+    CHECK_EQ(tw_vl_open(NULL, &vl_geo), TW_EINVAL);
+    for (int k = 0; k < 3; k++)
+        for (int d = -1; d <= 1; d += 2) {
+            tw_sim_config wrong = vl_geo;
+            unsigned *n = k == 0 ? &wrong.levels : k == 1 ? &wrong.slot_bits : &wrong.fifo_log2;
+            *n += (unsigned)d;
+            if (wrong.levels == 0)
+                continue; /* levels 0: no geometry asked for */
+            int rc = tw_vl_open(&dev, &wrong);
+            if (rc != TW_EINVAL)
+                tw_test_fail(__FILE__, __LINE__, "geometry %u,%u,%u opened on the %u,%u,%u RTL: %d", wrong.levels,
+                             wrong.slot_bits, wrong.fifo_log2, vl_geo.levels, vl_geo.slot_bits, vl_geo.fifo_log2, rc);
+            if (rc == 0)
+                tw_dev_close(&dev);
+        }
+    tw_sim_config traced = vl_geo;
+    traced.trace = "/nonexistent-dir/tickwheel/wave.fst";
+    CHECK_EQ(tw_vl_open(&dev, &traced), TW_EIO);
+    /* A device opened from garbage starts its statistics at zero. */
+    tw_sim_config none = {0};
+    const tw_sim_config *any[2] = {NULL, &none};
+    for (int i = 0; i < 2; i++) {
+        memset(&dev, 0xA5, sizeof dev);
+        CHECK_OK(tw_vl_open(&dev, any[i]));
+        CHECK(dev.reads == 0 && dev.writes == 0 && dev.waits == 0 && dev.irqs == 0);
+        CHECK_OK(tw_probe(&dev, &g));
+        CHECK(g.levels == vl_geo.levels && g.slot_bits == vl_geo.slot_bits && g.fifo_log2 == vl_geo.fifo_log2);
+        tw_dev_close(&dev);
+    }
+}
+
 static void usage(const char *prog)
 {
     fprintf(stderr,
@@ -80,6 +122,9 @@ int main(int argc, char **argv)
     backends[1].name = names[1];
 
     int failed = 0;
+    vl_geo = geo;
+    if (strcmp(backend, "model") && (!strcmp(suite, "all") || !strcmp(suite, "driver")))
+        failed += !tw_test_run("vl", "open_refusals", test_vl_open_refusals, &backends[1]);
     for (int k = 0; k < 2; k++) {
         if (strcmp(backend, "all") && strncmp(backends[k].name, backend, strlen(backend)))
             continue;

@@ -203,6 +203,36 @@ int main(int argc, char **argv)
                     longest, tw_search_model_worst_clocks(kLevels, kB));
         b.failed++;
     }
+    // The twin's own edges, which no search above reaches: a geometry out
+    // of range is refused (the limits themselves taken), and a search's clock
+    // count saturates, so its answer stands however long the chip idles after
+    // it (the RTL's o_valid stays high until the next start).
+    static const unsigned geometries[][3] = {{0, 8, 0}, {5, 8, 0}, {1, 1, 0}, {1, 13, 0}, {4, 12, 0}, {3, 15, 0},
+                                             {1, 2, 1}, {4, 11, 1}, {3, 12, 1}, {4, 2, 1}};
+    for (const auto &g : geometries) {
+        tw_search_model m;
+        int rc = tw_search_model_init(&m, g[0], g[1]);
+        if (rc != (g[2] ? 0 : -1)) {
+            std::printf("FAIL search-lockstep-%ux%u: the twin %s geometry %u x %u\n", kLevels, kB,
+                        g[2] ? "refused" : "took", g[0], g[1]);
+            b.failed++;
+        }
+    }
+    tw_search_model m = b.model;
+    tw_search_model_step(&m, 1, base, b.words);
+    while (!m.valid && m.t < 10000)
+        tw_search_model_step(&m, 0, base, b.words);
+    int found = m.found;
+    uint64_t next = m.next;
+    m.t = UINT32_MAX - 2;
+    for (int i = 0; i < 4; i++)
+        tw_search_model_step(&m, 0, base, b.words);
+    if (!m.valid || m.t != UINT32_MAX || m.found != found || m.next != next) {
+        std::printf("FAIL search-lockstep-%ux%u: 2^32 clocks after a search the twin shows valid %d found %d next "
+                    "%012llx (t %u), not 1 %d %012llx\n",
+                    kLevels, kB, m.valid, m.found, (unsigned long long)m.next, m.t, found, (unsigned long long)next);
+        b.failed++;
+    }
     if (b.failed)
         return 1;
     std::printf("ok search-lockstep-%ux%u (%ld searches, %ld abandoned, %llu clocks compared, longest %u)\n", kLevels,

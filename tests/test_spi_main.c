@@ -9,6 +9,7 @@
  * --link runs one link's half (both by default), so that make test can run
  * the two halves on two cores.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -81,6 +82,138 @@ static int noisy_frames_checked(void)
     return ok;
 }
 
+/* The geometry the FPGA top was Verilated with. */
+static tw_sim_config spi_geo;
+
+/* The Verilated top refuses a link it cannot give: SCK half-periods under
+ * the bridge's 4 clocks, fault probabilities outside 0..1 (or not numbers),
+ * and (tw_vl_spi_open) no device, no configuration or a geometry other than
+ * the Verilated one. The limits themselves are taken. */
+static void test_open_refusals(const tw_backend *b)
+{
+    tw_dev dev;
+    (void)b;
+    const tw_vl_spi_config good = {.sim = spi_geo, .half_period = 4, .seed = 1};
+    tw_vl_spi_config bad[9];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        bad[i] = good;
+    bad[0].half_period = 3;
+    bad[1].half_period = 0;
+    bad[2].corrupt_rate = -0.001;
+    bad[3].corrupt_rate = 1.001;
+    bad[4].corrupt_rate = NAN;
+    bad[5].drop_rate = -0.001;
+    bad[6].drop_rate = 1.001;
+    bad[7].drop_rate = NAN;
+    bad[8].sim.fifo_log2++;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        int rc = tw_vl_spi_open(&dev, &bad[i]);
+        if (rc != TW_EINVAL)
+            tw_test_fail(__FILE__, __LINE__, "configuration %zu opened: %d", i, rc);
+        if (rc == 0)
+            tw_dev_close(&dev);
+        tw_vl_spi_chip *chip = i < 8 ? tw_vl_spi_chip_new(&bad[i]) : NULL;
+        if (chip)
+            tw_test_fail(__FILE__, __LINE__, "configuration %zu made a chip", i);
+        tw_vl_spi_chip_free(chip);
+    }
+    for (int k = 0; k < 3; k++)
+        for (int d = -1; d <= 1; d += 2) {
+            tw_vl_spi_config wrong = good;
+            unsigned *n = k == 0 ? &wrong.sim.levels : k == 1 ? &wrong.sim.slot_bits : &wrong.sim.fifo_log2;
+            *n += (unsigned)d;
+            if (wrong.sim.levels == 0)
+                continue; /* levels 0: no geometry asked for */
+            int rc = tw_vl_spi_open(&dev, &wrong);
+            if (rc != TW_EINVAL)
+                tw_test_fail(__FILE__, __LINE__, "geometry %u,%u,%u opened: %d", wrong.sim.levels,
+                             wrong.sim.slot_bits, wrong.sim.fifo_log2, rc);
+            if (rc == 0)
+                tw_dev_close(&dev);
+        }
+    CHECK_EQ(tw_vl_spi_open(NULL, &good), TW_EINVAL);
+    CHECK_EQ(tw_vl_spi_open(&dev, NULL), TW_EINVAL);
+    CHECK(tw_vl_spi_chip_new(NULL) == NULL);
+    /* The limits: 4 clocks a half-period, certain faults (the chip is made;
+     * a link on it could not open), and a clean link at 4. */
+    tw_vl_spi_config edge = good;
+    edge.corrupt_rate = edge.drop_rate = 1;
+    tw_vl_spi_chip *chip = tw_vl_spi_chip_new(&edge);
+    CHECK(chip != NULL);
+    tw_vl_spi_chip_free(chip);
+    memset(&dev, 0xA5, sizeof dev);
+    CHECK_OK(tw_vl_spi_open(&dev, &good));
+    CHECK(dev.reads == 0 && dev.writes == 0); /* the open's own reads are not counted */
+    uint32_t id = 0;
+    CHECK_OK(tw_dev_read(&dev, TW_REG_ID, &id));
+    CHECK_EQ(id, TW_ID_MAGIC);
+    tw_dev_close(&dev);
+}
+
+/* Every bit the noisy link counts as flipped is one a receiver must catch,
+ * and so is every frame it drops: on a bare chip that flips a bit in every
+ * frame, drops every frame, or both, no frame gets through as an answer (the
+ * bridge rejects a flipped request; the host's CRC catches a flipped or lost
+ * response, and a late one is no answer), and no frame with a flipped bit is
+ * made a late answer, which would hide the flip. Each request is new (its
+ * sequence bit alternates), so none is answered from the bridge's saved
+ * response. */
+static void test_faults_never_pass(const tw_backend *b)
+{
+    static const char *const what[3] = {"flips a bit in", "drops", "flips a bit in and drops"};
+    (void)b;
+    for (int mode = 0; mode < 3; mode++) {
+        tw_vl_spi_faults faults = {0};
+        tw_vl_spi_config cfg = {.half_period = 4, .corrupt_rate = mode != 1, .drop_rate = mode != 0,
+                                .seed = noisy_link_seed + (uint64_t)mode, .faults = &faults};
+        tw_vl_spi_chip *chip = tw_vl_spi_chip_new(&cfg);
+        if (!chip) {
+            CHECK(!"chip");
+            return;
+        }
+        enum { FRAMES = 300 };
+        for (int i = 0; i < FRAMES && !tw_test_failed; i++) {
+            uint8_t tx[TW_SPI_FRAME_LEN], rx[TW_SPI_FRAME_LEN];
+            uint32_t v = 0;
+            tw_spi_encode(tx, 0, i & 1, TW_REG_ID / 4, 0);
+            CHECK_OK(tw_vl_spi_chip_transfer(chip, tx, rx, sizeof tx));
+            int st = tw_spi_decode(rx, &v);
+            if (st == TW_SPI_STATUS_DONE || st == TW_SPI_STATUS_REPEAT)
+                tw_test_fail(__FILE__, __LINE__, "frame %d of a link that %s every frame was answered (0x%02X, %08X)",
+                             i, what[mode], (unsigned)st, (unsigned)v);
+        }
+        uint64_t dropped = faults.cut_requests + faults.lost_responses + faults.late_responses;
+        CHECK_EQ(faults.flipped_bits, mode != 1 ? FRAMES : 0);
+        CHECK_EQ(dropped, mode != 0 ? FRAMES : 0);
+        if (mode == 2)
+            CHECK_EQ(faults.late_responses, 0);
+        tw_vl_spi_chip_free(chip);
+    }
+}
+
+/* The bare chip's clock runs to the cycle asked for, not one more, and not
+ * back: tests that stand in for a board's clock count on it. */
+static void test_bare_chip_clock(const tw_backend *b)
+{
+    (void)b;
+    tw_vl_spi_config cfg = {.half_period = 4, .seed = clean_link_seed};
+    tw_vl_spi_chip *chip = tw_vl_spi_chip_new(&cfg);
+    if (!chip) {
+        CHECK(!"chip");
+        return;
+    }
+    uint64_t start = tw_vl_spi_chip_cycles(chip);
+    CHECK(start > 0); /* the reset's clocks */
+    CHECK_EQ(tw_vl_spi_chip_run(chip, start + 1000, 0), 0);
+    CHECK_EQ(tw_vl_spi_chip_cycles(chip), start + 1000);
+    CHECK_EQ(tw_vl_spi_chip_run(chip, start + 1001, 1), 0);
+    CHECK_EQ(tw_vl_spi_chip_cycles(chip), start + 1001);
+    CHECK_EQ(tw_vl_spi_chip_run(chip, start, 0), 0);
+    CHECK_EQ(tw_vl_spi_chip_cycles(chip), start + 1001);
+    CHECK_EQ(tw_vl_spi_chip_irq(chip), 0);
+    tw_vl_spi_chip_free(chip);
+}
+
 int main(int argc, char **argv)
 {
     uint64_t seed = (uint64_t)time(NULL);
@@ -116,9 +249,14 @@ int main(int argc, char **argv)
         {.name = "spi", .open = open_clean, .cfg = geo, .time_scale = 512},
         {.name = "spi-noisy", .open = open_noisy, .cfg = geo, .time_scale = 640},
     };
+    spi_geo = geo;
     int failed = 0;
     printf("# spi: seed=%llu%s\n", (unsigned long long)seed,
            run_clean && run_noisy ? "" : run_clean ? " (clean link)" : " (noisy link)");
+    if (run_clean) {
+        failed += !tw_test_run("spi", "open_refusals", test_open_refusals, &backends[0]);
+        failed += !tw_test_run("spi", "bare_chip_clock", test_bare_chip_clock, &backends[0]);
+    }
     for (int k = 0; k < 2; k++) {
         if (!(k == 0 ? run_clean : run_noisy))
             continue;
@@ -126,6 +264,7 @@ int main(int argc, char **argv)
         failed += !tw_random_run(&backends[k], seed, ops, NULL, 0, 0);
     }
     if (run_noisy) {
+        failed += !tw_test_run("spi", "faults_never_pass", test_faults_never_pass, &backends[1]);
         int ok = noisy_frames_checked();
         printf("%s spi/noisy_link_retries_and_counts\n", ok ? "ok" : "FAIL");
         failed += !ok;

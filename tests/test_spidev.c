@@ -369,6 +369,17 @@ static void test_wait_unbounded(const tw_backend *b)
     CHECK(fake.longest_wait_ns <= 1000000000u); /* the line is waited on a second at most at a time */
     CHECK_OK(tw_service(&f.wheel, 10));
     CHECK_EQ(t.fired, 1);
+    /* So does a finite budget whose nanoseconds overflow 64 bits: at 48 MHz,
+     * 6198106008768000000 cycles are some 4,000 years, which wrapped would be
+     * a wait of 33 ms; the line first rises after some 1800 ticks (38 ms:
+     * the timer's move down a level), then at 2000. */
+    _Static_assert(BOARD_HZ == 48000000u, "the budget below wraps to 33 ms at 48 MHz");
+    CHECK_OK(tw_start(&f.wheel, &t.timer, 2000));
+    for (int wakes = 0; wakes < 10 && t.fired == 1 && !tw_test_failed; wakes++) {
+        CHECK_EQ(tw_dev_wait_irq(&f.dev, UINT64_C(6198106008768000000)), 1);
+        CHECK_OK(tw_service(&f.wheel, 10));
+    }
+    CHECK_EQ(t.fired, 2);
 out:
     tw_fixture_close(&f);
 }
