@@ -90,7 +90,12 @@ static int board_write(void *ctx, uint32_t addr, uint32_t value)
 static int board_wait_irq(void *ctx, uint64_t max_cycles)
 {
     board *b = ctx;
-    uint64_t until = mono_ns() + max_cycles * (1000000000u / CLOCK_HZ);
+    const uint64_t ns_per_cycle = 1000000000u / CLOCK_HZ;
+    uint64_t now = mono_ns();
+    /* A budget past what 64 bits of nanoseconds hold waits for ever, rather
+     * than wrapping to a short wait. */
+    uint64_t until = max_cycles > (UINT64_MAX - now) / ns_per_cycle ? UINT64_MAX
+                                                                    : now + max_cycles * ns_per_cycle;
     for (;;) {
         pthread_mutex_lock(&b->bus);
         int line = tw_model_run(&b->chip, 0);
