@@ -36,20 +36,7 @@ static void test_vl_open_refusals(const tw_backend *b)
     tw_geometry g;
     (void)b;
     CHECK_EQ(tw_vl_open(NULL, &vl_geo), TW_EINVAL);
-    for (int k = 0; k < 3; k++)
-        for (int d = -1; d <= 1; d += 2) {
-            tw_sim_config wrong = vl_geo;
-            unsigned *n = k == 0 ? &wrong.levels : k == 1 ? &wrong.slot_bits : &wrong.fifo_log2;
-            *n += (unsigned)d;
-            if (wrong.levels == 0)
-                continue; /* levels 0: no geometry asked for */
-            int rc = tw_vl_open(&dev, &wrong);
-            if (rc != TW_EINVAL)
-                tw_test_fail(__FILE__, __LINE__, "geometry %u,%u,%u opened on the %u,%u,%u RTL: %d", wrong.levels,
-                             wrong.slot_bits, wrong.fifo_log2, vl_geo.levels, vl_geo.slot_bits, vl_geo.fifo_log2, rc);
-            if (rc == 0)
-                tw_dev_close(&dev);
-        }
+    tw_test_refuses_other_geometries(&vl_geo, tw_vl_open);
     tw_sim_config traced = vl_geo;
     traced.trace = "/nonexistent-dir/tickwheel/wave.fst";
     CHECK_EQ(tw_vl_open(&dev, &traced), TW_EIO);

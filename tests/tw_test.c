@@ -88,6 +88,26 @@ static unsigned test_timeout(void)
     return s && *s && !*end && v > 0 && v < 86400 ? (unsigned)v : TEST_TIMEOUT_S;
 }
 
+void tw_test_refuses_other_geometries(const tw_sim_config *built,
+                                      int (*open)(tw_dev *dev, const tw_sim_config *cfg))
+{
+    for (int k = 0; k < 3; k++)
+        for (int d = -1; d <= 1; d += 2) {
+            tw_sim_config wrong = *built;
+            unsigned *n = k == 0 ? &wrong.levels : k == 1 ? &wrong.slot_bits : &wrong.fifo_log2;
+            *n += (unsigned)d;
+            if (wrong.levels == 0)
+                continue;
+            tw_dev dev;
+            int rc = open(&dev, &wrong);
+            if (rc != TW_EINVAL)
+                tw_test_fail(__FILE__, __LINE__, "geometry %u,%u,%u opened on the %u,%u,%u RTL: %d", wrong.levels,
+                             wrong.slot_bits, wrong.fifo_log2, built->levels, built->slot_bits, built->fifo_log2, rc);
+            if (rc == 0)
+                tw_dev_close(&dev);
+        }
+}
+
 int tw_test_run(const char *suite, const char *name, void (*fn)(const tw_backend *), const tw_backend *b)
 {
     unsigned timeout = test_timeout();

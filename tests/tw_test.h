@@ -60,6 +60,13 @@ void tw_fixture_close(tw_fixture *f);
  * it has taken them (STATUS.ADVANCING clear); the status of the last access. */
 int tw_test_chip_advance(tw_dev *chip, uint32_t ticks);
 
+/* Opens a device at each geometry one step off `built`, the one a backend
+ * was Verilated with (each of its three numbers one up and one down; levels
+ * 0, which asks for no geometry, is left out): each open must be refused
+ * with TW_EINVAL. */
+void tw_test_refuses_other_geometries(const tw_sim_config *built,
+                                      int (*open)(tw_dev *dev, const tw_sim_config *cfg));
+
 /* Runs one test function and prints its line; returns 1 if it passed. */
 int tw_test_run(const char *suite, const char *name, void (*fn)(const tw_backend *), const tw_backend *b);
 
