@@ -391,13 +391,86 @@ module tw_search #(
     end
 
 `ifdef FORMAL
-    // Proved by tests/formal/run.sh (BMC from reset over a whole search and
-    // more, at small geometries). The words read are free: the bounds hold
-    // whatever the bitmaps hold.
     reg f_past_valid;
     initial f_past_valid = 1'b0;
     always @(posedge i_clk)
         f_past_valid <= 1'b1;
+`ifdef TW_SEARCH_F_ANSWER
+    // The answer and its clock, proved for a search started from ANY state
+    // (no reset: every flop but f_past_valid starts free), so for every
+    // search the chip will run, not only the first after reset. The caller's
+    // contract holds: i_base and the bitmaps (f_map, any value) stand still,
+    // and i_words is tw_bitmap's search port, the word addressed a clock
+    // before. BMC over the worst case's clocks and two more covers the whole
+    // search. The reference is the header's definition, computed plainly:
+    // each level's first busy slot walking from its pointer, its distance,
+    // the least of them, and the clock T from h_k and C_k.
+    localparam integer F_SLOTS = 1 << B;
+    (* anyconst *) reg [LEVELS*F_SLOTS-1:0] f_map;   // level l, slot s: bit l*2^b + s
+    (* anyconst *) reg [47:0]               f_base;
+    reg [WA-1:0] f_raddr_q;                  // the address the port read last clock
+    always @(posedge i_clk)
+        f_raddr_q <= w_cur_q;
+    integer fl;
+    always @(*) begin
+        assume(i_base == f_base);
+        assume(!i_rst);
+        assume(i_start == !f_past_valid);    // one start, in the first clock
+        for (fl = 0; fl < LEVELS; fl = fl + 1)
+            assume(i_words[fl*SW +: SW] == f_map[fl*F_SLOTS + (NW > 1 ? f_raddr_q : 0)*SW +: SW]);
+    end
+    reg [47:0] f_best, f_dist, f_next, f_t_end;
+    reg        f_any, f_hit;
+    reg [B:0]  f_off;                        // o_k: 1 .. 2^b
+    reg [B-1:0] f_p, f_slot;
+    reg [B:0]  f_h;                          // (q_k mod SW) + o_k - 1
+    integer    fo;
+    always @(*) begin
+        f_any = 1'b0; f_best = 48'd0; f_t_end = 48'd12;
+        for (fl = 0; fl < LEVELS; fl = fl + 1) begin
+            f_p = f_base[fl*B +: B];
+            f_hit = 1'b0; f_off = 0;
+            for (fo = F_SLOTS; fo >= 1; fo = fo - 1) begin
+                f_slot = f_p + fo[B-1:0];    // mod 2^b
+                if (f_map[fl*F_SLOTS + f_slot]) begin
+                    f_hit = 1'b1; f_off = fo[B:0];
+                end
+            end
+            // d_k = o_k * 2^kb - (B mod 2^kb)
+            f_dist = ({47'd0, f_off} << (fl*B)) - (f_base & ((48'd1 << (fl*B)) - 48'd1));
+            if (f_hit && (!f_any || f_dist < f_best)) f_best = f_dist;
+            f_any = f_any || f_hit;
+            // C_k = min(h_k + 5, NW + 1), h_k = floor(((q_k mod SW) + o_k - 1) / SW)
+            f_slot = f_p + 1'b1;
+            f_h = {1'b0, f_slot & (SW - 1)} + f_off - 1'b1;
+            if (f_hit && (f_h >> BIT_BITS) + 5 < NW + 1)
+                f_t_end = f_t_end + (f_h >> BIT_BITS) + 5;
+            else
+                f_t_end = f_t_end + NW + 1;
+        end
+        f_next = f_any ? f_base + f_best : 48'd0;
+    end
+    // The reference is a function of the constants alone: taken once, in the
+    // first clock, so that the solver need not work it out at every step.
+    (* anyconst *) reg [47:0] f_next_c, f_t_end_c;
+    (* anyconst *) reg        f_any_c;
+    always @(*)
+        if (!f_past_valid) assume(f_next_c == f_next && f_t_end_c == f_t_end && f_any_c == f_any);
+    reg [9:0] f_t;                           // clocks since the start, clock 0
+    initial f_t = 10'd0;
+    always @(posedge i_clk)
+        if (f_t != 10'h3ff) f_t <= f_t + 10'd1;
+    always @(*) if (f_past_valid) begin
+        assert(o_valid == ({38'd0, f_t} >= f_t_end_c));
+        if (o_valid) assert(o_found == f_any_c && o_next == f_next_c);
+    end
+    // Until the answer, the last one stands.
+    always @(posedge i_clk)
+        if (f_past_valid && !o_valid) assert($stable(o_found) && $stable(o_next));
+`else
+    // Proved by tests/formal/run.sh (BMC from reset over a whole search and
+    // more, at small geometries). The words read are free: the bounds hold
+    // whatever the bitmaps hold.
     always @(*)
         if (!f_past_valid)
             assume(i_rst);
@@ -431,6 +504,7 @@ module tw_search #(
     // A start drops the answer in the next clock.
     always @(posedge i_clk)
         if (f_past_valid && $past(i_start)) assert(!o_valid);
+`endif
 `endif
 endmodule
 `default_nettype wire

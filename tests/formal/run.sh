@@ -121,10 +121,17 @@ prove spi              ind     2 4 tw_spi "$spi" ""
 prove spi-executed     witness 99:100 99:100 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
 prove spi-deadline     ind     2 4 tw_spi "$spi" "ACK_MAX=118" TW_SPI_F_DEADLINE
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
+# The search's answer and its clock, from any state (TW_SEARCH_F_ANSWER):
+# BMC over the worst case (12 + LEVELS * (2^b / SW + 1) clocks) and two more.
+prove search-ans-2x2   bmc    18 18 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2" TW_SEARCH_F_ANSWER
+prove search-ans-4x2   bmc    22 22 tw_search rtl/tw_search.v "LEVELS=4 SLOT_BITS=2" TW_SEARCH_F_ANSWER
+prove search-ans-1x5   bmc    17 17 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=5" TW_SEARCH_F_ANSWER
 prove core-ind         ind     4 4 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
 prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_CORE_F_LOCAL" "$csub"
 if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
+    prove search-ans-2x5   bmc    20 20 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=5" TW_SEARCH_F_ANSWER
+    prove search-ans-1x7   bmc    23 23 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7" TW_SEARCH_F_ANSWER
     prove core-ind-adv     ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_CORE_F_ADV" "$csub"
     prove core-bmc-deep    bmc    24 24 tw_core "$core" "$cgeo" "" "$csub"
     prove core-cover-late  cover  10 10 tw_core "$core" "$cgeo" TW_CORE_F_COVER=1 "$csub"
