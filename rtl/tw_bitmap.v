@@ -79,7 +79,8 @@ module tw_bitmap #(
     // the bypass below replaces the bit a write sets or clears, and a word
     // written for the first time since the clear (all its bits written)
     // reads as zero. tests/rtl/run.sh defines TW_BITMAP_COLLISION_FLIP, so
-    // that the testbenches read those bits inverted; Verilator reads the old.
+    // that the testbenches read those bits inverted, and the bitmap-* proofs
+    // read them as any value (TW_BITMAP_F); Verilator reads the old.
     (* no_rw_check *) reg [SW-1:0] mem_visit  [0:NWORDS-1];
     (* no_rw_check *) reg [SW-1:0] mem_search [0:NWORDS-1];
     reg [NWORDS-1:0] written_q;
@@ -128,15 +129,21 @@ module tw_bitmap #(
             mem_search[wr_word] <= written_word(mem_search[wr_word], word_seen, wr_bit, i_wr_val);
         end
 
-`ifdef TW_BITMAP_COLLISION_FLIP
-    // The bits this clock's write writes, on a read of the same word.
+    // The bits this clock's write writes, on a read of the same word (all
+    // of them on the word's first write since the clear). Every operand is
+    // an argument, so that a continuous assignment follows each of them.
     function [SW-1:0] collision_bits;
-        input same_word;
+        input                same_word, seen;
+        input [BIT_BITS-1:0] bit_ix;
         begin
             collision_bits = !same_word ? {SW{1'b0}}
-                           : word_seen ? {{(SW-1){1'b0}}, 1'b1} << wr_bit : {SW{1'b1}};
+                           : seen ? {{(SW-1){1'b0}}, 1'b1} << bit_ix : {SW{1'b1}};
         end
     endfunction
+`ifdef TW_BITMAP_F
+    // For the proofs, a read of the word being written returns any value at
+    // all in the bits written.
+    wire [SW-1:0] f_junk_visit = $anyseq, f_junk_search = $anyseq;
 `endif
     reg [SW-1:0]        visit_raw_q, search_raw_q;
     reg [BIT_BITS-1:0]  visit_bit_q;
@@ -145,9 +152,14 @@ module tw_bitmap #(
     reg [BIT_BITS-1:0]  byp_bit_q;
     reg                 byp_val_q;
     always @(posedge i_clk) begin
-`ifdef TW_BITMAP_COLLISION_FLIP
-        visit_raw_q   <= mem_visit[vis_word] ^ collision_bits(do_wr && wr_word == vis_word);
-        search_raw_q  <= mem_search[i_search_word] ^ collision_bits(do_wr && wr_word == i_search_word);
+`ifdef TW_BITMAP_F
+        visit_raw_q   <= mem_visit[vis_word]
+                         ^ (collision_bits(do_wr && wr_word == vis_word, word_seen, wr_bit) & f_junk_visit);
+        search_raw_q  <= mem_search[i_search_word]
+                         ^ (collision_bits(do_wr && wr_word == i_search_word, word_seen, wr_bit) & f_junk_search);
+`elsif TW_BITMAP_COLLISION_FLIP
+        visit_raw_q   <= mem_visit[vis_word] ^ collision_bits(do_wr && wr_word == vis_word, word_seen, wr_bit);
+        search_raw_q  <= mem_search[i_search_word] ^ collision_bits(do_wr && wr_word == i_search_word, word_seen, wr_bit);
 `else
         visit_raw_q   <= mem_visit[vis_word];
         search_raw_q  <= mem_search[i_search_word];
@@ -191,5 +203,71 @@ module tw_bitmap #(
             assign o_visit_bit = visit_out_q;
         end
     endgenerate
+
+`ifdef TW_BITMAP_F
+    // Proved by tests/formal/run.sh (bitmap-*, k-induction): each read port
+    // gives the bitmap as it stands after every write up to and including
+    // its address's clock, against a shadow bit array, whatever the block
+    // RAM returns in the bits being written (collide_*, above), across
+    // CLEAR_ALL and reset at any clock. Every input is free but for two
+    // contracts: with WRITE_AHEAD, a write's slot is i_wr_slot_next of the
+    // clock before (tw_core's core-ind proves its side); a one-word bitmap's
+    // search port reads word 0 (tw_search's search-2x2 proves it).
+    reg f_past_valid;
+    initial f_past_valid = 1'b0;
+    always @(posedge i_clk)
+        f_past_valid <= 1'b1;
+    reg [SLOT_BITS-1:0] f_next_q;            // i_wr_slot_next of the clock before
+    always @(posedge i_clk)
+        f_next_q <= i_wr_slot_next;
+    always @(*) begin
+        if (!f_past_valid) assume(i_rst);
+        // A one-word bitmap's word address is 0 (tw_search's o_waddr is).
+        if (NWORDS == 1) assume(i_search_word == 0);
+        if (WRITE_AHEAD != 0 && f_past_valid && i_wr) assume(i_wr_slot == f_next_q);
+    end
+
+    reg [SLOTS-1:0] f_map;                   // the bitmap after the last edge
+    reg [SLOTS-1:0] f_map_next;              // ... after this clock's write
+    always @(*) begin
+        f_map_next = f_map;
+        if (i_rst || i_clear_all) f_map_next = {SLOTS{1'b0}};
+        else if (i_wr) f_map_next[i_wr_slot] = i_wr_val;
+    end
+    reg [SW-1:0] f_search_exp;               // what the ports show after this edge
+    reg [2:0]    f_visit_exp;                // the visit bit, and its two clocks more
+    reg [2:0]    f_age;                      // clocks since the start, to 7
+    initial f_age = 3'd0;
+    always @(posedge i_clk) begin
+        f_map        <= f_map_next;
+        f_search_exp <= f_map_next[(NWORDS > 1 ? i_search_word : 0)*SW +: SW];
+        f_visit_exp  <= {f_visit_exp[1:0], f_map_next[i_visit_slot]};
+        if (f_age != 3'd7) f_age <= f_age + 3'd1;
+    end
+
+    integer fw;
+    always @(*) if (f_past_valid) begin
+        // The outputs.
+        assert(o_search_word == f_search_exp);
+        if (VISIT_PIPE == 0) assert(o_visit_bit == f_visit_exp[0]);
+        else if (f_age >= 3'd3) assert(o_visit_bit == f_visit_exp[2]);
+        // What keeps them right: a word written since the clear holds the
+        // shadow's bits in both copies; any other word's bits are all 0.
+        for (fw = 0; fw < NWORDS; fw = fw + 1)
+            if (written_q[fw])
+                assert(mem_visit[fw] == f_map[fw*SW +: SW] && mem_search[fw] == f_map[fw*SW +: SW]);
+            else
+                assert(f_map[fw*SW +: SW] == {SW{1'b0}});
+    end
+    generate
+        if (WRITE_AHEAD != 0) begin : g_f_ahead
+            // The written flag looked up a clock ahead is the word's now.
+            always @(*)
+                if (f_past_valid)
+                    assert(g_seen_ahead.seen_ahead_q
+                           == written_q[NWORDS > 1 ? f_next_q[SLOT_BITS-1:BIT_BITS] : 0]);
+        end
+    endgenerate
+`endif
 endmodule
 `default_nettype wire

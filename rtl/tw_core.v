@@ -1370,6 +1370,10 @@ module tw_core #(
     end
     always @(posedge i_clk)
         if (f_past2) assert(tick_v == $past(tick_p));
+    // The bitmaps' WRITE_AHEAD contract (tw_bitmap's proofs assume it): a
+    // write's slot is the one given a clock before.
+    always @(posedge i_clk)
+        if (f_past2 && |c_wr) assert(c_slot == $past(c_slot));
 
     // ------------------------------------------------- the jump's landing
     // It lands before the answer that stood through J_SEL (so it crosses no

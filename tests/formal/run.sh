@@ -120,6 +120,14 @@ prove evfifo-cover     cover  12 12 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove spi              ind     2 4 tw_spi "$spi" ""
 prove spi-executed     witness 99:100 99:100 tw_spi "$spi" "" TW_SPI_F_WITNESS=2
 prove spi-deadline     ind     2 4 tw_spi "$spi" "ACK_MAX=118" TW_SPI_F_DEADLINE
+# A level's bitmap (TW_BITMAP_F): both ports against a shadow, the bits a
+# colliding read returns free; as the core has it (VISIT_PIPE, WRITE_AHEAD)
+# and the plain ports, at one, two and four words.
+bm="rtl/tw_bitmap.v"
+prove bitmap-b2        ind     4 6 tw_bitmap "$bm" "SLOT_BITS=2 VISIT_PIPE=1 WRITE_AHEAD=1" TW_BITMAP_F
+prove bitmap-b5        ind     4 6 tw_bitmap "$bm" "SLOT_BITS=5 VISIT_PIPE=1 WRITE_AHEAD=1" TW_BITMAP_F
+prove bitmap-b6        ind     4 6 tw_bitmap "$bm" "SLOT_BITS=6 VISIT_PIPE=1 WRITE_AHEAD=1" TW_BITMAP_F
+prove bitmap-b5-plain  ind     4 6 tw_bitmap "$bm" "SLOT_BITS=5 VISIT_PIPE=0 WRITE_AHEAD=0" TW_BITMAP_F
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
 # The search's answer and its clock, from any state (TW_SEARCH_F_ANSWER):
 # BMC over the worst case (12 + LEVELS * (2^b / SW + 1) clocks) and two more.
