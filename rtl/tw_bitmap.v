@@ -208,11 +208,13 @@ module tw_bitmap #(
     // Proved by tests/formal/run.sh (bitmap-*, k-induction): each read port
     // gives the bitmap as it stands after every write up to and including
     // its address's clock, against a shadow bit array, whatever the block
-    // RAM returns in the bits being written (collide_*, above), across
-    // CLEAR_ALL and reset at any clock. Every input is free but for two
-    // contracts: with WRITE_AHEAD, a write's slot is i_wr_slot_next of the
-    // clock before (tw_core's core-ind proves its side); a one-word bitmap's
-    // search port reads word 0 (tw_search's search-2x2 proves it).
+    // RAM returns in the bits being written (f_junk_*, above), across
+    // CLEAR_ALL and reset at any clock. Every input is free but for a clear
+    // in the first clock (reset, or CLEAR_ALL, which is how tw_core empties
+    // its bitmaps) and two contracts: with WRITE_AHEAD, a write's slot is
+    // i_wr_slot_next of the clock before (tw_core's core-ind proves its
+    // side); a one-word bitmap's search port reads word 0 (tw_search keeps
+    // its word address at 0 on one-word levels; search-2x2 proves it).
     reg f_past_valid;
     initial f_past_valid = 1'b0;
     always @(posedge i_clk)
@@ -221,7 +223,7 @@ module tw_bitmap #(
     always @(posedge i_clk)
         f_next_q <= i_wr_slot_next;
     always @(*) begin
-        if (!f_past_valid) assume(i_rst);
+        if (!f_past_valid) assume(i_rst || i_clear_all);
         // A one-word bitmap's word address is 0 (tw_search's o_waddr is).
         if (NWORDS == 1) assume(i_search_word == 0);
         if (WRITE_AHEAD != 0 && f_past_valid && i_wr) assume(i_wr_slot == f_next_q);

@@ -401,7 +401,7 @@ module tw_search #(
     // search the chip will run, not only the first after reset. The caller's
     // contract holds: i_base and the bitmaps (f_map, any value) stand still,
     // and i_words is tw_bitmap's search port, the word addressed a clock
-    // before. BMC over the worst case's clocks and two more covers the whole
+    // before. BMC through the clock after the worst case's covers the whole
     // search. The reference is the header's definition, computed plainly:
     // each level's first busy slot walking from its pointer, its distance,
     // the least of them, and the clock T from h_k and C_k.
@@ -411,20 +411,20 @@ module tw_search #(
     reg [WA-1:0] f_raddr_q;                  // the address the port read last clock
     always @(posedge i_clk)
         f_raddr_q <= w_cur_q;
-    integer fl;
+    integer fw;
     always @(*) begin
         assume(i_base == f_base);
         assume(!i_rst);
         assume(i_start == !f_past_valid);    // one start, in the first clock
-        for (fl = 0; fl < LEVELS; fl = fl + 1)
-            assume(i_words[fl*SW +: SW] == f_map[fl*F_SLOTS + (NW > 1 ? f_raddr_q : 0)*SW +: SW]);
+        for (fw = 0; fw < LEVELS; fw = fw + 1)
+            assume(i_words[fw*SW +: SW] == f_map[fw*F_SLOTS + (NW > 1 ? f_raddr_q : 0)*SW +: SW]);
     end
     reg [47:0] f_best, f_dist, f_next, f_t_end;
     reg        f_any, f_hit;
     reg [B:0]  f_off;                        // o_k: 1 .. 2^b
-    reg [B-1:0] f_p, f_slot;
+    reg [B-1:0] f_p, f_slot, f_q;
     reg [B:0]  f_h;                          // (q_k mod SW) + o_k - 1
-    integer    fo;
+    integer    fl, fo;
     always @(*) begin
         f_any = 1'b0; f_best = 48'd0; f_t_end = 48'd12;
         for (fl = 0; fl < LEVELS; fl = fl + 1) begin
@@ -441,8 +441,8 @@ module tw_search #(
             if (f_hit && (!f_any || f_dist < f_best)) f_best = f_dist;
             f_any = f_any || f_hit;
             // C_k = min(h_k + 5, NW + 1), h_k = floor(((q_k mod SW) + o_k - 1) / SW)
-            f_slot = f_p + 1'b1;
-            f_h = {1'b0, f_slot & (SW - 1)} + f_off - 1'b1;
+            f_q = f_p + 1'b1;
+            f_h = {1'b0, f_q & (SW - 1)} + f_off - 1'b1;
             if (f_hit && (f_h >> BIT_BITS) + 5 < NW + 1)
                 f_t_end = f_t_end + (f_h >> BIT_BITS) + 5;
             else

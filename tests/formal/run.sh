@@ -130,7 +130,9 @@ prove bitmap-b6        ind     4 6 tw_bitmap "$bm" "SLOT_BITS=6 VISIT_PIPE=1 WRI
 prove bitmap-b5-plain  ind     4 6 tw_bitmap "$bm" "SLOT_BITS=5 VISIT_PIPE=0 WRITE_AHEAD=0" TW_BITMAP_F
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
 # The search's answer and its clock, from any state (TW_SEARCH_F_ANSWER):
-# BMC over the worst case (12 + LEVELS * (2^b / SW + 1) clocks) and two more.
+# BMC of T_max + 2 steps (through the clock after the worst case, T_max =
+# 12 + LEVELS * (2^b / SW + 1)). Levels are left early only with more than
+# four words a level: 1 x 7 (deep).
 prove search-ans-2x2   bmc    18 18 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2" TW_SEARCH_F_ANSWER
 prove search-ans-4x2   bmc    22 22 tw_search rtl/tw_search.v "LEVELS=4 SLOT_BITS=2" TW_SEARCH_F_ANSWER
 prove search-ans-1x5   bmc    17 17 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=5" TW_SEARCH_F_ANSWER
