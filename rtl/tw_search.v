@@ -234,7 +234,11 @@ module tw_search #(
     integer n;
     always @(posedge i_clk) begin
         // A -> R: the word's mask, from the first slot on the first word, up
-        // to it on the last (the same word again), whole between.
+        // to it on the last (the same word again), whole between. (The last
+        // word's mask does not change the answer or its clock: a slot from
+        // q up was already seen in the first word, and the level ends at
+        // its first hit. The search-ans-* proofs pass with it left whole;
+        // it is kept so that the scan is the header's.)
         v_r    <= !flush && run_q && !skip_q;
         lvl_r  <= lvl_q;
         mask_r <= first_q ? {SW{1'b1}} << qb_cur
