@@ -401,12 +401,12 @@ module tw_search #(
         f_past_valid <= 1'b1;
 `ifdef TW_SEARCH_F_ANSWER
     // The answer and its clock, proved for a search started from ANY state
-    // (no reset: every flop but f_past_valid starts free), so for every
-    // search the chip will run, not only the first after reset. The caller's
-    // contract holds: i_base and the bitmaps (f_map, any value) stand still,
-    // and i_words is tw_bitmap's search port, the word addressed a clock
-    // before. BMC through the clock after the worst case's covers the whole
-    // search. The reference is the header's definition, computed plainly:
+    // (no reset: every flop but the proof's own counters starts free), so
+    // for every search the chip will run, not only the first after reset.
+    // The caller's contract holds: i_base and the bitmaps (f_map, any
+    // value) stand still, and i_words is tw_bitmap's search port, the word
+    // addressed a clock before. BMC through the clock after the worst
+    // case's covers the whole search. The reference is the header's definition, computed plainly:
     // each level's first busy slot walking from its pointer, its distance,
     // the least of them, and the clock T from h_k and C_k.
     localparam integer F_SLOTS = 1 << B;
