@@ -428,7 +428,7 @@ module tw_search #(
     reg [B:0]  f_off;                        // o_k: 1 .. 2^b
     reg [B-1:0] f_p, f_slot, f_q;
     reg [B:0]  f_h;                          // (q_k mod SW) + o_k - 1
-    integer    fl, fo;
+    integer    fl, fo, f_c;                  // f_c: h_k + 5, or NW + 1 without a hit
     always @(*) begin
         f_any = 1'b0; f_best = 48'd0; f_t_end = 48'd12;
         for (fl = 0; fl < LEVELS; fl = fl + 1) begin
@@ -447,10 +447,8 @@ module tw_search #(
             // C_k = min(h_k + 5, NW + 1), h_k = floor(((q_k mod SW) + o_k - 1) / SW)
             f_q = f_p + 1'b1;
             f_h = {1'b0, f_q & (SW - 1)} + f_off - 1'b1;
-            if (f_hit && (f_h >> BIT_BITS) + 5 < NW + 1)
-                f_t_end = f_t_end + (f_h >> BIT_BITS) + 5;
-            else
-                f_t_end = f_t_end + NW + 1;
+            f_c = f_hit ? (f_h >> BIT_BITS) + 5 : NW + 1;
+            f_t_end = f_t_end + (f_c < NW + 1 ? f_c : NW + 1);
         end
         f_next = f_any ? f_base + f_best : 48'd0;
     end
