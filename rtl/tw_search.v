@@ -400,16 +400,24 @@ module tw_search #(
     always @(posedge i_clk)
         f_past_valid <= 1'b1;
 `ifdef TW_SEARCH_F_ANSWER
-    // The answer and its clock, proved for a search started from ANY state
-    // (no reset: every flop but the proof's own counters starts free), so
-    // for every search the chip will run, not only the first after reset.
-    // The caller's contract holds: i_base and the bitmaps (f_map, any
-    // value) stand still, and i_words is tw_bitmap's search port, the word
-    // addressed a clock before. BMC through the clock after the worst
-    // case's covers the whole search. The reference is the header's definition, computed plainly:
-    // each level's first busy slot walking from its pointer, its distance,
-    // the least of them, and the clock T from h_k and C_k.
+    // The answer and its clock, proved by k-induction for a search started
+    // from ANY state (no reset: every flop but the proof's own counters
+    // starts free), so for every search the chip will run, not only the
+    // first after reset. The caller's contract holds: i_base and the bitmaps
+    // (f_map, any value) stand still, and i_words is tw_bitmap's search
+    // port, the word addressed a clock before.
+    //
+    // The reference is the header's definition, computed plainly: each
+    // level's first busy slot in the order from its pointer, its distance,
+    // the least of them, and the clock T from h_k and C_k. From C_k follows
+    // the schedule: level k's words are addressed in clocks S_k .. S_k +
+    // C_k - 1 (S_0 = 1, S_k+1 = S_k + C_k), word i in clock S_k + i, and
+    // the scan ends at E = S_LEVELS, T = E + 11. The invariants below say
+    // that every flop holds what that schedule puts in it, clock by clock;
+    // they make the answer's properties inductive, so no unrolling need
+    // cross a whole search (k = 2) and the proof reaches the chip's 4 x 256.
     localparam integer F_SLOTS = 1 << B;
+    localparam integer F_TW    = 10;             // clock counts: T_max < 2^10
     (* anyconst *) reg [LEVELS*F_SLOTS-1:0] f_map;   // level l, slot s: bit l*2^b + s
     (* anyconst *) reg [47:0]               f_base;
     reg [WA-1:0] f_raddr_q;                  // the address the port read last clock
@@ -423,52 +431,232 @@ module tw_search #(
         for (fw = 0; fw < LEVELS; fw = fw + 1)
             assume(i_words[fw*SW +: SW] == f_map[fw*F_SLOTS + (NW > 1 ? f_raddr_q : 0)*SW +: SW]);
     end
-    reg [47:0] f_best, f_dist, f_next, f_t_end;
-    reg        f_any, f_hit;
-    reg [B:0]  f_off;                        // o_k: 1 .. 2^b
-    reg [B-1:0] f_p, f_slot, f_q;
-    reg [B:0]  f_h;                          // (q_k mod SW) + o_k - 1
-    integer    fl, fo, f_c;                  // f_c: h_k + 5, or NW + 1 without a hit
+
+    // The reference, per level l: f_hit[l], its first busy slot's offset o_l
+    // (1 .. 2^b), h_l, C_l, S_l; then the least distance and o_next.
+    (* anyconst *) reg [LEVELS*(B+1)-1:0] f_offs_c;   // o_l, pinned below
+    reg [F_SLOTS-1:0]        f_lmap, f_rot;  // f_rot[j]: slot p_l + 1 + j
+    reg [2*F_SLOTS-1:0]      f_two;
+    reg [LEVELS-1:0]         f_hit, f_nz;
+    reg [LEVELS*(B+1)-1:0]   f_offs, f_hs;   // o_l, h_l
+    reg [LEVELS*B-1:0]       f_qs;           // q_l = p_l + 1
+    reg [(LEVELS+1)*F_TW-1:0] f_ss;          // S_0 .. S_LEVELS (= E)
+    reg [47:0] f_best, f_dist, f_next;
+    reg        f_any;
+    reg [B:0]  f_off, f_h;
+    reg [B-1:0] f_q;
+    reg [F_TW-1:0] f_c;
+    integer    fl, fj;
     always @(*) begin
-        f_any = 1'b0; f_best = 48'd0; f_t_end = 48'd12;
+        f_any = 1'b0; f_best = 48'd0;
+        f_hit = 0; f_nz = 0; f_offs = 0; f_hs = 0; f_qs = 0; f_ss = 0;
+        f_ss[0 +: F_TW] = 1;
         for (fl = 0; fl < LEVELS; fl = fl + 1) begin
-            f_p = f_base[fl*B +: B];
-            f_hit = 1'b0; f_off = 0;
-            for (fo = F_SLOTS; fo >= 1; fo = fo - 1) begin
-                f_slot = f_p + fo[B-1:0];    // mod 2^b
-                if (f_map[fl*F_SLOTS + f_slot]) begin
-                    f_hit = 1'b1; f_off = fo[B:0];
-                end
-            end
-            // d_k = o_k * 2^kb - (B mod 2^kb)
+            f_q = f_base[fl*B +: B] + 1'b1;  // mod 2^b
+            f_lmap = f_map[fl*F_SLOTS +: F_SLOTS];
+            f_two = {f_lmap, f_lmap} >> f_q;
+            f_rot = f_two[F_SLOTS-1:0];
+            // o_l: the least offset whose slot is busy, 0 for none. For
+            // any bitmap exactly one value meets these assumptions (one
+            // more than f_rot's lowest set bit), so they exclude no bitmap.
+            f_off = f_offs_c[fl*(B+1) +: B+1];
+            if (f_off == 0)
+                assume(f_rot == 0);
+            else
+                assume(f_off <= F_SLOTS && f_rot[f_off - 1'b1]
+                       && (f_rot & ((1 << (f_off - 1'b1)) - 1)) == 0);
+            f_hit[fl] = f_off != 0;
+            f_nz[fl] = (f_base & ((48'd1 << (fl*B)) - 48'd1)) != 48'd0;
+            // d_l = o_l * 2^lb - (B mod 2^lb)
             f_dist = ({47'd0, f_off} << (fl*B)) - (f_base & ((48'd1 << (fl*B)) - 48'd1));
-            if (f_hit && (!f_any || f_dist < f_best)) f_best = f_dist;
-            f_any = f_any || f_hit;
-            // C_k = min(h_k + 5, NW + 1), h_k = floor(((q_k mod SW) + o_k - 1) / SW)
-            f_q = f_p + 1'b1;
+            if (f_hit[fl] && (!f_any || f_dist < f_best)) f_best = f_dist;
+            f_any = f_any || f_hit[fl];
+            // h_l = floor(((q_l mod SW) + o_l - 1) / SW); C_l = min(h_l + 5, NW + 1)
             f_h = {1'b0, f_q & (SW - 1)} + f_off - 1'b1;
-            f_c = f_hit ? (f_h >> BIT_BITS) + 5 : NW + 1;
-            f_t_end = f_t_end + (f_c < NW + 1 ? f_c : NW + 1);
+            f_h = f_h >> BIT_BITS;
+            f_c = f_hit[fl] && f_h + 5 < NW + 1 ? f_h + 5 : NW + 1;
+            f_offs[fl*(B+1) +: B+1] = f_off;
+            f_hs[fl*(B+1) +: B+1]   = f_h;
+            f_qs[fl*B +: B]         = f_q;
+            f_ss[(fl+1)*F_TW +: F_TW] = f_ss[fl*F_TW +: F_TW] + f_c;
         end
         f_next = f_any ? f_base + f_best : 48'd0;
     end
-    // The reference is a function of the constants alone: taken once, in the
-    // first clock, so that the solver need not work it out at every step.
-    (* anyconst *) reg [47:0] f_next_c, f_t_end_c;
-    (* anyconst *) reg        f_any_c;
-    always @(*)
-        if (!f_past_valid) assume(f_next_c == f_next && f_t_end_c == f_t_end && f_any_c == f_any);
-    reg [9:0] f_t;                           // clocks since the start, clock 0
-    initial f_t = 10'd0;
+    wire [F_TW-1:0] f_e = f_ss[LEVELS*F_TW +: F_TW];   // the scan's end, E
+    wire [F_TW-1:0] f_t_end = f_e + 11;                 // T
+
+    reg [F_TW-1:0] f_t;                      // clocks since the start, clock 0
+    initial f_t = 0;
     always @(posedge i_clk)
-        if (f_t != 10'h3ff) f_t <= f_t + 10'd1;
-    always @(*) if (f_past_valid) begin
-        assert(o_valid == ({38'd0, f_t} >= f_t_end_c));
-        if (o_valid) assert(o_found == f_any_c && o_next == f_next_c);
+        if (f_t != {F_TW{1'b1}}) f_t <= f_t + 1'b1;
+
+    // What the answer must be.
+    always @(*) begin
+        assert(f_past_valid == (f_t != 0));
+        if (f_past_valid) begin
+            assert(o_valid == (f_t >= f_t_end));
+            if (o_valid) assert(o_found == f_any && o_next == f_next);
+        end
     end
     // Until the answer, the last one stands.
     always @(posedge i_clk)
         if (f_past_valid && !o_valid) assert($stable(o_found) && $stable(o_next));
+
+    // Level l's word i of a scan (i = 0 .. NW), as the stages hold it: its
+    // address, its mask, the word, and the offset of its bit 0 less
+    // (B mod 2^lb != 0). q is q_l.
+    function [WA-1:0] f_addr(input [B-1:0] q, input [F_TW-1:0] i);
+        f_addr = NW > 1 ? q[B-1 -: WA] + i[WA-1:0] : {WA{1'b0}};
+    endfunction
+    function [SW-1:0] f_mask(input [B-1:0] q, input [F_TW-1:0] i);
+        f_mask = i == 0  ? {SW{1'b1}} << q[BIT_BITS-1:0]
+               : i == NW ? ~({SW{1'b1}} << q[BIT_BITS-1:0]) : {SW{1'b1}};
+    endfunction
+    function [SW-1:0] f_word(input [F_SLOTS-1:0] lmap, input [B-1:0] q, input [F_TW-1:0] i);
+        f_word = lmap[(NW > 1 ? f_addr(q, i) : 0)*SW +: SW];
+    endfunction
+    function [OW-1:0] f_bit0(input [B-1:0] q, input nz, input [F_TW-1:0] i);
+        f_bit0 = (i << BIT_BITS) - q[BIT_BITS-1:0] + !nz;
+    endfunction
+    function [BIT_BITS-1:0] f_first(input [15:0] w);   // w's lowest set bit
+        integer b;
+        begin
+            f_first = 0;
+            for (b = SW - 1; b >= 0; b = b - 1)
+                if (w[b]) f_first = b;
+        end
+    endfunction
+
+    // The word scan meets the reference: in level l's scan the masked
+    // words before word h_l have no busy slot and word h_l has, its first
+    // at offset o_l; no word has one if the level has none. A fact of the
+    // constants alone: the base case proves it, and the inductive step has
+    // it from the clocks before, so it need only match the stages' words
+    // to these.
+    // A proof of several levels may assume it from the one-level proof at
+    // the same SLOT_BITS (TW_SEARCH_F_LEMMA_ASSUMED): it is the same
+    // statement for each level's bitmap and pointer, and one level takes
+    // any bitmap and any pointer.
+`ifdef TW_SEARCH_F_LEMMA_ASSUMED
+`define TW_SEARCH_F_LEMMA assume
+`else
+`define TW_SEARCH_F_LEMMA assert
+`endif
+    reg [15:0] f_lw;
+    integer    fk, fi;
+    always @(*)
+        for (fk = 0; fk < LEVELS; fk = fk + 1)
+            for (fi = 0; fi <= NW; fi = fi + 1) begin
+                f_lw = 16'd0;
+                f_lw[SW-1:0] = f_word(f_map[fk*F_SLOTS +: F_SLOTS], f_qs[fk*B +: B], fi)
+                               & f_mask(f_qs[fk*B +: B], fi);
+                if (!f_hit[fk] || fi < f_hs[fk*(B+1) +: B+1])
+                    `TW_SEARCH_F_LEMMA(f_lw == 16'd0);
+                else if (fi == f_hs[fk*(B+1) +: B+1])
+                    `TW_SEARCH_F_LEMMA(f_lw != 16'd0 && f_bit0(f_qs[fk*B +: B], 1'b0, fi) + f_first(f_lw)
+                                            == f_offs[fk*(B+1) +: B+1]);
+            end
+
+    // The invariants. For the sequencer (d = 0) and each word stage R, M, N,
+    // O (d = 1 .. 4): the clock u = f_t - d its word was addressed in, the
+    // level and word of the schedule then, and that word, mask and offset.
+    integer fd, fm, fn;
+    reg               f_run, f_v;
+    reg [LVL_W-1:0]   f_l;
+    reg [F_TW-1:0]    f_u, f_i;
+    reg [B-1:0]       f_ql;
+    reg [WA-1:0]      f_ad;
+    reg [SW-1:0]      f_w, f_mk;
+    reg [15:0]        f_hw;
+    reg [OW-1:0]      f_cc;
+    reg [3:0]         f_nzn;
+    reg [7:0]         f_ixn;
+    reg [BIT_BITS-1:0] f_j;
+    always @(*) if (f_past_valid) begin
+        for (fd = 0; fd <= 4; fd = fd + 1) begin
+            f_u = f_t - fd;
+            f_run = 1'b0; f_l = 0; f_i = 0;
+            for (fm = 0; fm < LEVELS; fm = fm + 1)
+                if (f_t >= fd && f_u >= f_ss[fm*F_TW +: F_TW] && f_u < f_ss[(fm+1)*F_TW +: F_TW]) begin
+                    f_run = 1'b1;
+                    f_l   = fm;
+                    f_i   = f_u - f_ss[fm*F_TW +: F_TW];
+                end
+            // the clock after a level's hit is known, no word is read
+            f_v  = f_run && !(f_hit[f_l] && f_i == f_hs[f_l*(B+1) +: B+1] + 4);
+            f_ql = f_qs[f_l*B +: B];
+            f_ad = f_addr(f_ql, f_i);
+            f_w  = f_word(f_map[f_l*F_SLOTS +: F_SLOTS], f_ql, f_i);
+            f_mk = f_mask(f_ql, f_i);
+            f_cc = f_bit0(f_ql, f_nz[f_l], f_i);
+            f_hw = 16'd0;
+            f_hw[SW-1:0] = f_w & f_mk;
+            f_j = f_first(f_hw);
+            for (fn = 0; fn < 4; fn = fn + 1) begin
+                f_nzn[fn] = |f_hw[fn*4 +: 4];
+                f_ixn[fn*2 +: 2] = first4(f_hw[fn*4 +: 4]);
+            end
+            case (fd)
+            0: begin
+                assert(run_q == f_run);
+                if (f_run) begin
+                    assert(lvl_q == f_l && {{(F_TW-IW){1'b0}}, i_q} == f_i);
+                    assert(first_q == (f_i == 0) && last_q == (f_i == NW));
+                    assert(skip_q == (f_hit[f_l] && f_i == f_hs[f_l*(B+1) +: B+1] + 4));
+                    assert(w_cur_q == f_ad);
+                    assert(qs_q == q_start >> (f_l*B));
+                end else
+                    assert(w_cur_q == 0);
+            end
+            1: begin
+                assert(v_r == f_v);
+                if (f_v) assert(lvl_r == f_l && mask_r == f_mk && c_r == f_cc
+                                && (NW == 1 || f_raddr_q == f_ad));
+            end
+            2: begin
+                assert(v_m == f_v);
+                if (f_v) assert(lvl_m == f_l && mask_m == f_mk && c_m == f_cc && word_m == f_w);
+            end
+            3: begin
+                assert(v_n == f_v);
+                if (f_v) assert(lvl_n == f_l && c_n == f_cc && nz_n == f_nzn && ix_n == f_ixn);
+            end
+            default: begin
+                assert(v_o == f_v);
+                if (f_v) assert(lvl_o == f_l && c_o == f_cc && hit_o == (f_hw != 0)
+                                && (f_hw == 0 || j_o == f_j));
+            end
+            endcase
+        end
+        // A level's first hit is recorded the clock after its word h_l
+        // leaves O, S_l + h_l + 5, as its offset less (B mod 2^lb != 0).
+        for (fm = 0; fm < LEVELS; fm = fm + 1) begin
+            assert(found_q[fm] == (f_hit[fm] && f_t >= f_ss[fm*F_TW +: F_TW] + f_hs[fm*(B+1) +: B+1] + 5));
+            if (found_q[fm]) assert(o_q[fm] == f_offs[fm*(B+1) +: B+1] - f_nz[fm]);
+        end
+        // The base's registers, a clock after the start (negb_q two).
+        for (fm = 0; fm < LEVELS; fm = fm + 1)
+            assert(nzl_q[fm] == f_nz[fm]);
+        for (fm = 0; fm < NC; fm = fm + 1)
+            assert(zero_q[fm] == (base_lo[fm*12 +: 12] == 12'd0));
+        if (f_t >= 2) assert(negb_q == -base_lo);
+        // After the scan: e_q[n] in clock E + n; the minimum's stages once
+        // found_q stands still (from E + 4).
+        assert(e_q == (f_t >= f_e && f_t - f_e <= 10 ? 11'd1 << (f_t - f_e) : 11'd0));
+        if (f_t >= f_e + 5) begin
+            assert(any_q == f_any);
+            for (fm = 0; fm < 2; fm = fm + 1)
+                assert(c2[fm] == cmp_parts(d1_in[2*fm+1], d1_in[2*fm]));
+        end
+        if (f_t >= f_e + 6)
+            for (fm = 0; fm < 2; fm = fm + 1)
+                assert(d3[fm] == (less(c2[fm]) ? d1_in[2*fm+1] : d1_in[2*fm]));
+        if (f_t >= f_e + 7) assert(c4 == cmp_parts(d3[1], d3[0]));
+        if (f_t >= f_e + 8) assert(d5 == (less(c4) ? d3[1] : d3[0]));
+        if (f_t >= f_e + 9)
+            assert(sum_lo6 == {1'b0, i_base[23:0]} + {1'b0, d5_ext[23:0]}
+                   && hi6 == i_base[47:24] + d5_ext[47:24]);
+    end
 `else
     // Proved by tests/formal/run.sh (BMC from reset over a whole search and
     // more, at small geometries). The words read are free: the bounds hold
