@@ -237,8 +237,9 @@ module tw_search #(
         // to it on the last (the same word again), whole between. (The last
         // word's mask does not change the answer or its clock: a slot from
         // q up was already seen in the first word, and the level ends at
-        // its first hit; the search-ans-* proofs pass with it left whole.
-        // Left whole, the chip placed no smaller and slower: docs/fpga.md.)
+        // its first hit; the answer proofs passed with it left whole in
+        // their BMC form, before their invariants pinned it. Left whole,
+        // the chip placed no smaller and slower: docs/fpga.md.)
         v_r    <= !flush && run_q && !skip_q;
         lvl_r  <= lvl_q;
         mask_r <= first_q ? {SW{1'b1}} << qb_cur
