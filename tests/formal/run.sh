@@ -143,7 +143,8 @@ prove bitmap-b6        ind     4 6 tw_bitmap "$bm" "SLOT_BITS=6 VISIT_PIPE=1 WRI
 prove bitmap-b5-plain  ind     4 6 tw_bitmap "$bm" "SLOT_BITS=5 VISIT_PIPE=0 WRITE_AHEAD=0" TW_BITMAP_F
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
 # The search's answer and its clock, from any state (TW_SEARCH_F_ANSWER), by
-# k-induction over invariants that pin every flop to the search's schedule.
+# k-induction over invariants that pin every flop the answer depends on to
+# the search's schedule.
 # Levels are left early only with more than four words a level (b >= 7).
 # The chip's 4 x 256 (deep) assumes the word-scan lemma that the one-level
 # proof at the same b, search-ans-1x8, proves.
