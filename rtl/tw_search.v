@@ -414,7 +414,8 @@ module tw_search #(
     // the schedule: level k's words are addressed in clocks S_k .. S_k +
     // C_k - 1 (S_0 = 1, S_k+1 = S_k + C_k), word i in clock S_k + i, and
     // the scan ends at E = S_LEVELS, T = E + 11. The invariants below say
-    // that every flop holds what that schedule puts in it, clock by clock;
+    // that every flop the answer depends on holds what that schedule puts
+    // in it, clock by clock;
     // they make the answer's properties inductive, so no unrolling need
     // cross a whole search (k = 2) and the proof reaches the chip's 4 x 256.
     localparam integer F_SLOTS = 1 << B;
