@@ -415,9 +415,9 @@ module tw_search #(
     // C_k - 1 (S_0 = 1, S_k+1 = S_k + C_k), word i in clock S_k + i, and
     // the scan ends at E = S_LEVELS, T = E + 11. The invariants below say
     // that every flop the answer depends on holds what that schedule puts
-    // in it, clock by clock;
-    // they make the answer's properties inductive, so no unrolling need
-    // cross a whole search (k = 2) and the proof reaches the chip's 4 x 256.
+    // in it, clock by clock; they make the answer's properties inductive,
+    // so no unrolling need cross a whole search (k = 2) and the proof
+    // reaches the chip's 4 x 256.
     localparam integer F_SLOTS = 1 << B;
     localparam integer F_TW    = 10;             // clock counts: T_max < 2^10
     (* anyconst *) reg [LEVELS*F_SLOTS-1:0] f_map;   // level l, slot s: bit l*2^b + s
