@@ -40,6 +40,12 @@ module tw_bitmap #(
     // Widths: word address max(b-4, 1) bits, word min(2^b, 16) bits.
     input  wire [(SLOT_BITS > 4 ? SLOT_BITS - 4 : 1)-1:0] i_search_word,
     output wire [(SLOT_BITS < 4 ? 1 << SLOT_BITS : 16)-1:0] o_search_word
+`ifdef TW_BITMAP_F_MAP
+    ,
+    // The proofs' shadow (TW_BITMAP_F), for tw_core's proof that composes
+    // this module's properties with its own.
+    output wire [(1 << SLOT_BITS)-1:0] f_map_o
+`endif
 );
     localparam integer SLOTS  = 1 << SLOT_BITS;
     localparam integer SW     = SLOTS < 16 ? SLOTS : 16;
@@ -230,6 +236,9 @@ module tw_bitmap #(
     end
 
     reg [SLOTS-1:0] f_map;                   // the bitmap after the last edge
+`ifdef TW_BITMAP_F_MAP
+    assign f_map_o = f_map;
+`endif
     reg [SLOTS-1:0] f_map_next;              // ... after this clock's write
     always @(*) begin
         f_map_next = f_map;

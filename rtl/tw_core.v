@@ -477,6 +477,9 @@ module tw_core #(
     wire [LEVELS-1:0]    busy_g;       // the visited slots' bits, in G
     wire [LEVELS*SW-1:0] search_words;
     wire [LEVELS*WA-1:0] search_waddr;
+`ifdef TW_BITMAP_F_MAP
+    wire [LEVELS*SLOTS-1:0] f_lvl_map;   // the bitmaps' proof shadows (core-shadow)
+`endif
     genvar gl;
     generate
         for (gl = 0; gl < LEVELS; gl = gl + 1) begin : g_level
@@ -491,6 +494,9 @@ module tw_core #(
                 .i_wr(c_wr[gl]), .i_wr_slot(c_slot), .i_wr_val(c_set), .i_wr_slot_next(c_slot),
                 .i_visit_slot(tick_v[gl*SLOT_BITS +: SLOT_BITS]), .o_visit_bit(busy_g[gl]),
                 .i_search_word(search_waddr[gl*WA +: WA]), .o_search_word(search_words[gl*SW +: SW])
+`ifdef TW_BITMAP_F_MAP
+                , .f_map_o(f_lvl_map[gl*SLOTS +: SLOTS])
+`endif
             );
         end
     endgenerate
@@ -502,6 +508,14 @@ module tw_core #(
     wire [47:0] srch_next;
     reg         srch_start_q;
     reg  [47:0] srch_base_q;
+`ifdef TW_SEARCH_F_CONTRACT
+    // The search's contract (core-shadow, core-contract): the bitmaps it is
+    // about (the shadow, f_bm), and its monitor: the premise held up to the
+    // clock before, and the bitmaps at the start.
+    wire [LEVELS*SLOTS-1:0]  f_srch_map;
+    wire                     f_srch_okq;
+    wire [LEVELS*SLOTS-1:0]  f_srch_smapq;
+`endif
     wire        srch_passed;           // tick_v has reached the answer (two clocks ago)
     wire        srch_start_d = cmd_v || srch_passed;
     always @(posedge i_clk) begin
@@ -513,6 +527,9 @@ module tw_core #(
         .i_clk(i_clk), .i_rst(i_rst), .i_start(srch_start_q), .i_base(srch_base_q),
         .o_waddr(search_waddr), .i_words(search_words),
         .o_valid(srch_valid), .o_found(srch_found), .o_next(srch_next)
+`ifdef TW_SEARCH_F_CONTRACT
+        , .f_map_i(f_srch_map), .f_ok_q_o(f_srch_okq), .f_smap_q_o(f_srch_smapq)
+`endif
     );
 
     // ================================================ H1, H2, G: the entry
@@ -1052,7 +1069,10 @@ module tw_core #(
     // proved by k-induction are kept (they and their helper invariants on
     // the pipeline hold in every reachable state); without it the rest,
     // which compare the chip with a shadow bitmap kept from the commands,
-    // are proved by BMC from reset. TW_CORE_F_ADV adds the ADVANCE
+    // are proved by BMC from reset. TW_CORE_F_SHADOW adds those to the
+    // induction, composed with the bitmaps' and the search's own proofs
+    // (tw_bitmap's properties assumed, through TW_BITMAP_F_MAP, and the
+    // search's contract, below). TW_CORE_F_ADV adds the ADVANCE
     // properties to the induction (a proof of its own: they double its
     // time). TW_CORE_F_LOCAL keeps, instead of all the rest, the properties
     // that need no invariant of the pipeline (NEXT, the prescaler, EVT_INFO,
@@ -1549,12 +1569,21 @@ module tw_core #(
 
 `endif
 `endif
-`ifndef TW_CORE_F_INDUCT
+    // core-bmc-deep proves these by BMC from reset; core-shadow by
+    // k-induction, composed with the bitmaps' and the search's own proofs.
+`ifdef TW_CORE_F_INDUCT
+`ifdef TW_CORE_F_SHADOW
+`define TW_CORE_F_SHADOW_PROPS
+`endif
+`else
+`define TW_CORE_F_SHADOW_PROPS
+`endif
+`ifdef TW_CORE_F_SHADOW_PROPS
+`undef TW_CORE_F_SHADOW_PROPS
     // ---------------------------------------------- against a shadow bitmap
-    // Kept from the commands as they reach V (from reset, so BMC): a visit
-    // hits exactly when its slot is busy (after the write of its own V
-    // clock), and the search's answer is the earliest busy visit after its
-    // base.
+    // Kept from the commands as they reach V: a visit hits exactly when its
+    // slot is busy (after the write of its own V clock), and the search's
+    // answer is the earliest busy visit after its base.
     localparam integer F_BITS = LEVELS * SLOTS;
     reg  [F_BITS-1:0] f_bm;
     reg  [F_BITS-1:0] f_bm_next;
@@ -1583,30 +1612,49 @@ module tw_core #(
     always @(*) if (f_age >= 3'd5)
         assert(hit_g == (visit_g & f_busy_g));
 
-    // The earliest busy visit after srch_base_q, by brute force.
-    reg [47:0] f_best;
-    reg        f_any;
-    reg [47:0] f_d;
-    reg [SLOT_BITS-1:0] f_sl;
-    integer fo;
-    always @(*) begin
-        f_best = 48'd0; f_any = 1'b0;
-        for (fb = 0; fb < LEVELS; fb = fb + 1)
-            for (fo = 1; fo <= SLOTS; fo = fo + 1) begin
-                f_sl = srch_base_q[fb * SLOT_BITS +: SLOT_BITS] + fo[SLOT_BITS-1:0];
-                f_d  = (fo << (fb * SLOT_BITS)) - (srch_base_q & ((48'd1 << (fb * SLOT_BITS)) - 48'd1));
-                if (f_bm[fb * SLOTS + f_sl] && (!f_any || f_d < f_best)) begin
-                    f_best = f_d; f_any = 1'b1;
-                end
-            end
-    end
+    // The earliest busy visit after srch_base_q.
+`include "tw_first_busy.vh"
+    wire [48:0] f_ref = f_first_busy(f_bm, srch_base_q);
     reg f_dirty;                       // the bitmap changed since the search's start
     always @(posedge i_clk)
         f_dirty <= i_rst ? 1'b0 : (bm_clear || |c_wr) ? 1'b1 : srch_start_q ? 1'b0 : f_dirty;
     always @(*) if (f_past2 && srch_valid && !srch_start_q && !f_dirty) begin
-        assert(srch_found == f_any);
-        if (f_any) assert(srch_next == srch_base_q + f_best);
+        assert(srch_found == f_ref[48]);
+        if (f_ref[48]) assert(srch_next == srch_base_q + f_ref[47:0]);
     end
+`ifdef TW_CORE_F_SHADOW
+    // --------------------------------- composed with the sub-modules' proofs
+    // tw_bitmap's properties (bitmap-*: its ports against its own shadow,
+    // from a clear) are assumptions here, and its shadow is this one.
+    always @(*) if (f_past2) assert(f_bm == f_lvl_map);
+    // What the bitmaps' and the search's proofs take as given, and the
+    // properties above need of the core: the bitmaps are cleared a clock
+    // after reset; a bitmap write restarts the search in the next clock;
+    // a search's base is the tick in V of the clock before.
+    reg f_wrote_q;
+    reg [47:0] f_tick_v1;
+    initial f_wrote_q = 1'b0;
+    always @(posedge i_clk) begin
+        f_wrote_q <= f_past2 && (bm_clear || |c_wr);
+        f_tick_v1 <= tick_v;
+    end
+    always @(*) begin
+        if (f_past_valid && !f_past2) assert(bm_clear);
+        if (f_wrote_q) assert(srch_start_q);
+        if (f_past2 && srch_start_q) assert(srch_base_q == f_tick_v1);
+    end
+    // The search's contract (tw_answer_contract in rtl/tw_search.v, on the
+    // search's own ports) is assumed too; it gives its monitor's state.
+    assign f_srch_map = f_bm;
+    // Helper: with no write since its start, the search has read the words
+    // of the bitmaps as they stood then, which they still are.
+    always @(*) if (f_past2 && !srch_start_q && !f_dirty) assert(f_srch_okq && f_srch_smapq == f_bm);
+`ifdef TW_CORE_F_SHADOW_COVER
+    // The assumptions leave the case that matters reachable from reset: a
+    // search on a busy bitmap, under the contract, with its answer.
+    always @(*) if (f_past2) cover(srch_valid && !srch_start_q && !f_dirty && f_srch_okq && f_ref[48]);
+`endif
+`endif
 `endif
 `else
     // TW_CORE_F_LOCAL: the properties that need no invariant of the rest.

@@ -88,6 +88,15 @@ module tw_search #(
     output reg         o_valid,
     output reg         o_found,
     output reg  [47:0] o_next
+`ifdef TW_SEARCH_F_CONTRACT
+    ,
+    // For a caller's proof: the bitmaps the words come from (level l's slot
+    // s at bit l * 2^b + s), and the contract's monitor (tw_answer_contract
+    // below).
+    input  wire [LEVELS*(1 << SLOT_BITS)-1:0] f_map_i,
+    output wire                               f_ok_q_o,
+    output wire [LEVELS*(1 << SLOT_BITS)-1:0] f_smap_q_o
+`endif
 );
     localparam integer B        = SLOT_BITS;
     localparam integer WA       = B > 4 ? B - 4 : 1;           // word address bits
@@ -506,6 +515,16 @@ module tw_search #(
     // Until the answer, the last one stands.
     always @(posedge i_clk)
         if (f_past_valid && !o_valid) assert($stable(o_found) && $stable(o_next));
+`ifdef TW_SEARCH_F_CONTRACT
+    // The contract as tw_answer_contract (below) states it for a caller
+    // follows from this proof's setting: its bitmaps are f_map, which its
+    // monitor holds while its premise does, and its answer is proved here
+    // with the rest (search-contract-*).
+    always @(*) begin
+        assume(f_map_i == f_map);
+        if (f_past_valid && f_ok_q_o) assert(f_smap_q_o == f_map);
+    end
+`endif
 
     // Level l's word i of a scan (i = 0 .. NW), as the stages hold it: its
     // address, its mask, the word, and the offset of its bit 0 less
@@ -706,5 +725,68 @@ module tw_search #(
         if (f_past_valid && $past(i_start)) assert(!o_valid);
 `endif
 `endif
+`ifdef TW_SEARCH_F_CONTRACT
+    tw_answer_contract #(.LEVELS(LEVELS), .SLOT_BITS(SLOT_BITS)) u_contract (
+        .i_clk(i_clk), .i_rst(i_rst), .i_start(i_start), .i_base(i_base),
+        .o_waddr(o_waddr), .i_words(i_words),
+        .o_valid(o_valid), .o_found(o_found), .o_next(o_next),
+        .i_map(f_map_i), .o_ok_q(f_ok_q_o), .o_smap_q(f_smap_q_o)
+    );
+`endif
 endmodule
+
+`ifdef TW_SEARCH_F_CONTRACT
+// The search's answer as search-ans-* prove it (TW_SEARCH_F_ANSWER above),
+// stated on tw_search's ports as a contract for a caller's proof: tw_core's
+// core-shadow assumes it, and core-contract checks it on the core by BMC
+// from reset. After a start, while no reset and no new start come: if
+// i_base stands and every word read, from the start's own clock on, is
+// that of the bitmaps i_map showed in the start's clock, at the address
+// o_waddr gave a clock before, then a valid answer is those bitmaps'
+// earliest busy slot after i_base, with o_next 0 if there is none.
+// o_ok_q: that premise held up to the clock before; o_smap_q: the bitmaps
+// at the start.
+module tw_answer_contract #(
+    parameter integer LEVELS    = 4,
+    parameter integer SLOT_BITS = 8
+) (
+    input  wire        i_clk,
+    input  wire        i_rst,
+    input  wire        i_start,
+    input  wire [47:0] i_base,
+    input  wire [LEVELS*(SLOT_BITS > 4 ? SLOT_BITS - 4 : 1)-1:0]  o_waddr,
+    input  wire [LEVELS*(SLOT_BITS < 4 ? 1 << SLOT_BITS : 16)-1:0] i_words,
+    input  wire        o_valid,
+    input  wire        o_found,
+    input  wire [47:0] o_next,
+    input  wire [LEVELS*(1 << SLOT_BITS)-1:0] i_map,
+    output reg         o_ok_q,
+    output reg  [LEVELS*(1 << SLOT_BITS)-1:0] o_smap_q
+);
+    localparam integer SLOTS = 1 << SLOT_BITS;
+    localparam integer WA    = SLOT_BITS > 4 ? SLOT_BITS - 4 : 1;
+    localparam integer SW    = SLOT_BITS < 4 ? 1 << SLOT_BITS : 16;
+`include "tw_first_busy.vh"
+    reg  [47:0]          base_q;
+    reg  [LEVELS*WA-1:0] waddr_q;       // o_waddr a clock ago
+    wire [LEVELS*SLOTS-1:0] smap = i_start ? i_map : o_smap_q;
+    reg                  words_ok;
+    integer l;
+    always @(*) begin
+        words_ok = 1'b1;
+        for (l = 0; l < LEVELS; l = l + 1)
+            if (i_words[l * SW +: SW] != smap[l * SLOTS + (SLOTS > SW ? waddr_q[l * WA +: WA] : 0) * SW +: SW])
+                words_ok = 1'b0;
+    end
+    wire ok = (i_start || (o_ok_q && i_base == base_q)) && !i_rst && words_ok;
+    always @(posedge i_clk) begin
+        o_smap_q <= smap; base_q <= i_base; waddr_q <= o_waddr; o_ok_q <= ok;
+    end
+    wire [48:0] answer = f_first_busy(smap, i_base);
+    always @(*) if (o_valid && !i_start && ok) begin
+        assert(o_found == answer[48]);
+        assert(o_next == (answer[48] ? i_base + answer[47:0] : 48'd0));
+    end
+endmodule
+`endif
 `default_nettype wire

@@ -155,8 +155,24 @@ prove search-ans-2x5   ind     2 2 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS
 prove search-ans-1x7   ind     2 2 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7" TW_SEARCH_F_ANSWER
 prove search-ans-2x7   ind     2 2 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=7" TW_SEARCH_F_ANSWER
 prove search-ans-1x8   ind     2 2 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=8" TW_SEARCH_F_ANSWER
+# The search's contract for a caller (tw_answer_contract: core-shadow
+# assumes it at the core's 2 x 4) follows from the answer's proof.
+prove search-contract-2x2 ind  2 2 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2" "TW_SEARCH_F_ANSWER TW_SEARCH_F_CONTRACT"
 prove core-ind         ind     4 4 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
 prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_CORE_F_LOCAL" "$csub"
+# core-shadow: the core against a shadow bitmap by k-induction, composed
+# with its sub-modules' proofs: tw_bitmap's properties (bitmap-*) are
+# assumed, and so is the search's contract (search-ans-*), stated on the
+# search's ports (tw_answer_contract); its cover shows the assumptions
+# leave a search on a busy bitmap, with its answer, reachable from reset
+# (step 21). core-contract checks that contract on the core as built, by
+# BMC from reset with the core's own properties left out.
+cshadow="TW_CORE_F_INDUCT TW_CORE_F_SHADOW TW_BITMAP_F TW_BITMAP_F_MAP TW_SEARCH_F_CONTRACT"
+csubshadow="$csub; chformal -assert2assume *tw_bitmap* *tw_answer_contract*"
+prove core-shadow      ind     4 4 tw_core "$core" "$cgeo" "$cshadow" "$csubshadow"
+prove core-shadow-cover cover 24 24 tw_core "$core" "$cgeo" "$cshadow TW_CORE_F_SHADOW_COVER" "$csubshadow"
+prove core-contract    bmc    28 40 tw_core "$core" "$cgeo" "TW_CORE_F_SHADOW TW_BITMAP_F TW_BITMAP_F_MAP TW_SEARCH_F_CONTRACT" \
+    "$csub; chformal -assert2assume *tw_bitmap*; chformal -assert -remove *tw_core*; chformal -cover -remove *tw_core*"
 if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
     prove search-ans-4x8   ind     2 2 tw_search rtl/tw_search.v "LEVELS=4 SLOT_BITS=8" "TW_SEARCH_F_ANSWER TW_SEARCH_F_LEMMA_ASSUMED"
