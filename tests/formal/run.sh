@@ -162,8 +162,8 @@ prove core-ind         ind     4 4 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$cs
 prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_CORE_F_LOCAL" "$csub"
 # core-shadow: the core against a shadow bitmap by k-induction, composed
 # with its sub-modules' proofs: tw_bitmap's properties (bitmap-*) are
-# assumed, and so is the search's contract (search-ans-*), stated on the
-# search's ports (tw_answer_contract); its cover shows the assumptions
+# assumed, and so is the search's contract, stated on the search's ports
+# (tw_answer_contract, proved by search-contract-2x2); its cover shows the assumptions
 # leave a search on a busy bitmap, with its answer, reachable from reset
 # (step 21). core-contract checks that contract on the core as built, by
 # BMC from reset with the core's own properties left out.
