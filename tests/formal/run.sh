@@ -112,7 +112,7 @@ fifo=rtl/tw_evfifo.v
 core="rtl/tw_core.v rtl/tw_bitmap.v rtl/tw_evfifo.v rtl/tw_search.v"
 spi=rtl/tw_spi.v
 
-# make test runs the quick set (about a minute on a loaded 2-core machine);
+# make test runs the quick set (about five minutes on a loaded 2-core machine);
 # FORMAL_DEEP=1 deepens it and adds the core's shadow-bitmap BMC and its
 # covers (each cover its own run, at the depth it is reached by) and the
 # other SPI witnesses (the repeat needs two SPI frames: 196 steps; a frame
@@ -163,10 +163,10 @@ prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_
 # core-shadow: the core against a shadow bitmap by k-induction, composed
 # with its sub-modules' proofs: tw_bitmap's properties (bitmap-*) are
 # assumed, and so is the search's contract, stated on the search's ports
-# (tw_answer_contract, proved by search-contract-2x2); its cover shows the assumptions
-# leave a search on a busy bitmap, with its answer, reachable from reset
-# (step 21). core-contract checks that contract on the core as built, by
-# BMC from reset with the core's own properties left out.
+# (tw_answer_contract, proved by search-contract-2x2). Its cover shows the
+# assumptions leave a search on a busy bitmap, with its answer, reachable
+# from reset (step 21). core-contract checks that contract on the core as
+# built, by BMC from reset with the core's own properties left out.
 cshadow="TW_CORE_F_INDUCT TW_CORE_F_SHADOW TW_BITMAP_F TW_BITMAP_F_MAP TW_SEARCH_F_CONTRACT"
 csubshadow="$csub; chformal -assert2assume *tw_bitmap* *tw_answer_contract*"
 prove core-shadow      ind     4 4 tw_core "$core" "$cgeo" "$cshadow" "$csubshadow"
