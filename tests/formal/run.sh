@@ -167,12 +167,13 @@ prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_
 # assumptions leave a search on a busy bitmap, with its answer, reachable
 # from reset (step 21). core-contract checks that contract on the core as
 # built, by BMC from reset with the core's own properties left out.
-cshadow="TW_CORE_F_INDUCT TW_CORE_F_SHADOW TW_BITMAP_F TW_BITMAP_F_MAP TW_SEARCH_F_CONTRACT"
-csubshadow="$csub; chformal -assert2assume *tw_bitmap* *tw_answer_contract*"
-prove core-shadow      ind     4 4 tw_core "$core" "$cgeo" "$cshadow" "$csubshadow"
-prove core-shadow-cover cover 24 24 tw_core "$core" "$cgeo" "$cshadow TW_CORE_F_SHADOW_COVER" "$csubshadow"
-prove core-contract    bmc    28 40 tw_core "$core" "$cgeo" "TW_CORE_F_SHADOW TW_BITMAP_F TW_BITMAP_F_MAP TW_SEARCH_F_CONTRACT" \
-    "$csub; chformal -assert2assume *tw_bitmap*; chformal -assert -remove *tw_core*; chformal -cover -remove *tw_core*"
+ccompose="TW_CORE_F_SHADOW TW_BITMAP_F TW_BITMAP_F_MAP TW_SEARCH_F_CONTRACT"
+csubbm="$csub; chformal -assert2assume *tw_bitmap*"
+csubshadow="$csubbm; chformal -assert2assume *tw_answer_contract*"
+prove core-shadow      ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT $ccompose" "$csubshadow"
+prove core-shadow-cover cover 24 24 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT $ccompose TW_CORE_F_SHADOW_COVER" "$csubshadow"
+prove core-contract    bmc    28 40 tw_core "$core" "$cgeo" "$ccompose" \
+    "$csubbm; chformal -assert -remove *tw_core*; chformal -cover -remove *tw_core*"
 if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
     prove search-ans-4x8   ind     2 2 tw_search rtl/tw_search.v "LEVELS=4 SLOT_BITS=8" "TW_SEARCH_F_ANSWER TW_SEARCH_F_LEMMA_ASSUMED"
