@@ -516,6 +516,9 @@ module tw_core #(
     wire                     f_srch_okq;
     wire [LEVELS*SLOTS-1:0]  f_srch_smapq;
 `endif
+`ifdef TW_SEARCH_F_TIMING
+    wire [9:0]               f_srch_since;  // the search's timing contract's clock count
+`endif
     wire        srch_passed;           // tick_v has reached the answer (two clocks ago)
     wire        srch_start_d = cmd_v || srch_passed;
     always @(posedge i_clk) begin
@@ -529,6 +532,9 @@ module tw_core #(
         .o_valid(srch_valid), .o_found(srch_found), .o_next(srch_next)
 `ifdef TW_SEARCH_F_CONTRACT
         , .f_map_i(f_srch_map), .f_ok_q_o(f_srch_okq), .f_smap_q_o(f_srch_smapq)
+`endif
+`ifdef TW_SEARCH_F_TIMING
+        , .f_since_o(f_srch_since)
 `endif
     );
 
@@ -1110,13 +1116,16 @@ module tw_core #(
     // clock after a start, rises no sooner than F_SRCH_MIN clocks after it
     // (the least cost is 12 + LEVELS * min(5, NW + 1) >= 14), and the answer
     // changes only as o_valid rises. The jump's proof relies on it (an
-    // answer that went during J_WAIT cannot be back by J_SEL). Assumed in
-    // the induction, asserted in the BMC proofs.
+    // answer that went during J_WAIT cannot be back by J_SEL). Asserted in
+    // every proof: the inductions prove it from the search's timing
+    // contract (tw_answer_timing, proved by search-time-*), which they
+    // assume, and from f_sst being the contract's own clock count.
     localparam integer F_SRCH_MIN = 14;
     reg [5:0] f_sst;                   // clocks since the search's last start
     always @(posedge i_clk)
         f_sst <= i_rst ? 6'd0 : srch_start_q ? 6'd1 : f_sst == 6'd63 ? f_sst : f_sst + 6'd1;
-    // Combinational (a clocked assumption would bind the clock before).
+    // Combinational, on copies a clock old (a clocked property would speak of
+    // the clock before).
     reg        f_sv_q, f_ss_q, f_sf_q;
     reg [47:0] f_sn_q;
     always @(posedge i_clk) begin
@@ -1125,10 +1134,9 @@ module tw_core #(
     wire f_srch_ok = (!(f_sv_q && srch_valid) || (srch_next == f_sn_q && srch_found == f_sf_q))
                      && (!(f_sv_q && !f_ss_q) || srch_valid) && (!f_ss_q || !srch_valid)
                      && (!srch_valid || f_sst >= F_SRCH_MIN);
-`ifdef TW_CORE_F_INDUCT
-    always @(*) if (f_past2) assume(f_srch_ok);
-`else
     always @(*) if (f_past2) assert(f_srch_ok);
+`ifdef TW_SEARCH_F_TIMING
+    always @(*) if (f_past_valid) assert(f_sst == (f_srch_since > 10'd63 ? 6'd63 : f_srch_since[5:0]));
 `endif
 
 `ifndef TW_CORE_F_LOCAL

@@ -97,6 +97,12 @@ module tw_search #(
     output wire                               f_ok_q_o,
     output wire [LEVELS*(1 << SLOT_BITS)-1:0] f_smap_q_o
 `endif
+`ifdef TW_SEARCH_F_TIMING
+    ,
+    // For a caller's proof: clocks since the last start, as
+    // tw_answer_timing (below) counts them.
+    output wire [9:0] f_since_o
+`endif
 );
     localparam integer B        = SLOT_BITS;
     localparam integer WA       = B > 4 ? B - 4 : 1;           // word address bits
@@ -690,9 +696,12 @@ module tw_search #(
                    && hi6 == i_base[47:24] + d5_ext[47:24]);
     end
 `else
-    // Proved by tests/formal/run.sh (BMC from reset over a whole search and
-    // more, at small geometries). The words read are free: the bounds hold
-    // whatever the bitmaps hold.
+    // The search's timing, from reset, whatever the words read (the bitmaps
+    // may hold anything and change at any clock) and whenever starts and
+    // resets come. Proved by tests/formal/run.sh: by BMC over a whole search
+    // and more (search-2x2, search-1x7), and by k-induction over the
+    // invariants below (search-time-*), which is what lets tw_core's proofs
+    // assume tw_answer_timing (below).
     always @(*)
         if (!f_past_valid)
             assume(i_rst);
@@ -726,7 +735,53 @@ module tw_search #(
     // A start drops the answer in the next clock.
     always @(posedge i_clk)
         if (f_past_valid && $past(i_start)) assert(!o_valid);
+
+    // The invariants that make the bounds inductive. A search is in one of
+    // three phases: the scan (run_q), the minimum (e_q's one bit moving up)
+    // and the answer (o_valid), and f_t is bounded in each by where the
+    // search has got to. Level k's scan reads C_k words, F_CMIN <= C_k <=
+    // NW + 1: the level ends at its last word (last_q) or at its hit
+    // (skip_q), which is known only from the word addressed three clocks
+    // before, so never before the fifth word.
+    integer f_lv;
+    always @(*) if (f_past_valid) begin
+        assert(f_on == (run_q || e_q != 11'd0 || o_valid));
+        assert(o_found || o_next == 48'd0);
+        if (!run_q) assert(w_cur_q == 0);
+        if (run_q) begin
+            f_lv = lvl_q;
+            assert(f_lv <= LEVELS - 1 && i_q <= NW && last_q == (i_q == NW));
+            assert(!skip_q || i_q >= 4);
+            assert(f_t >= 1 + f_lv * F_CMIN + i_q && f_t <= 1 + f_lv * (NW + 1) + i_q);
+            assert(e_q == 11'd0 && !o_valid);
+            // The levels after the one in turn are all the first slots left.
+            assert((qs_q >> ((LEVELS - f_lv) * B)) == 0);
+            // A word in R, M or N is of the level in turn or one before it,
+            // and if of the level in turn, addressed one, two or three
+            // clocks ago.
+            if (v_r) assert(lvl_r <= lvl_q && (lvl_r != lvl_q || i_q >= 1));
+            if (v_m) assert(lvl_m <= lvl_q && (lvl_m != lvl_q || i_q >= 2));
+            if (v_n) assert(lvl_n <= lvl_q && (lvl_n != lvl_q || i_q >= 3));
+        end
+        if (e_q != 11'd0) begin
+            assert((e_q & (e_q - 11'd1)) == 11'd0 && !o_valid);
+            for (f_lv = 0; f_lv <= 10; f_lv = f_lv + 1)
+                if (e_q[f_lv])
+                    assert(f_t >= F_TMIN - 11 + f_lv && f_t <= F_TMAX - 11 + f_lv);
+        end
+        if (o_valid) assert(f_t >= F_TMIN);
+    end
+`ifdef TW_SEARCH_F_TIMING
+    // The contract's clock count is this proof's.
+    always @(*) if (f_past_valid) assert(f_since_o == f_t);
 `endif
+`endif
+`endif
+`ifdef TW_SEARCH_F_TIMING
+    tw_answer_timing #(.LEVELS(LEVELS), .SLOT_BITS(SLOT_BITS)) u_timing (
+        .i_clk(i_clk), .i_rst(i_rst), .i_start(i_start),
+        .o_valid(o_valid), .o_found(o_found), .o_next(o_next), .o_since(f_since_o)
+    );
 `endif
 `ifdef TW_SEARCH_F_CONTRACT
     tw_answer_contract #(.LEVELS(LEVELS), .SLOT_BITS(SLOT_BITS)) u_contract (
@@ -789,6 +844,44 @@ module tw_answer_contract #(
     always @(*) if (o_valid && !i_start && ok) begin
         assert(o_found == answer[48]);
         assert(o_next == (answer[48] ? i_base + answer[47:0] : 48'd0));
+    end
+endmodule
+`endif
+`ifdef TW_SEARCH_F_TIMING
+// The search's timing as search-time-* prove it (the invariants above),
+// stated on tw_search's ports as a contract for a caller's proof: tw_core's
+// inductions assume it. Whatever the words read and whenever starts and
+// resets come: o_valid is never high within F_TMIN clocks of a start or a
+// reset (o_since counts those clocks: 1 in the clock after a start, 0 in
+// the clock after a reset; saturating), so either drops it in the next
+// clock; and once high it stays high, its answer unchanged, until a start
+// or a reset.
+module tw_answer_timing #(
+    parameter integer LEVELS    = 4,
+    parameter integer SLOT_BITS = 8
+) (
+    input  wire        i_clk,
+    input  wire        i_rst,
+    input  wire        i_start,
+    input  wire        o_valid,
+    input  wire        o_found,
+    input  wire [47:0] o_next,
+    output reg  [9:0]  o_since
+);
+    localparam integer NW     = SLOT_BITS > 4 ? 1 << (SLOT_BITS - 4) : 1;
+    localparam integer F_TMIN = 12 + LEVELS * (NW + 1 < 5 ? NW + 1 : 5);
+    reg        past_q, flush_q, valid_q, found_q;
+    reg [47:0] next_q;
+    initial past_q = 1'b0;
+    always @(posedge i_clk) begin
+        o_since <= i_rst ? 10'd0 : i_start ? 10'd1 : o_since == 10'h3ff ? o_since : o_since + 10'd1;
+        past_q  <= 1'b1;
+        flush_q <= i_rst || i_start;
+        valid_q <= o_valid; found_q <= o_found; next_q <= o_next;
+    end
+    always @(*) if (past_q) begin
+        if (valid_q && !flush_q) assert(o_valid && o_found == found_q && o_next == next_q);
+        if (o_valid) assert(o_since >= F_TMIN);
     end
 endmodule
 `endif

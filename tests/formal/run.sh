@@ -122,10 +122,14 @@ spi=rtl/tw_spi.v
 # core-ind's invariants; core-ind-adv:
 # core-ind and ADVANCE's properties, twice its time, so deep). Its sub-modules' own
 # properties are proved on their own: the FIFO's (k-induction) are assumed
-# here, the search's (proved from a start, not from the core's reset) are
-# left out.
+# here, the search's are left out, and its timing contract
+# (tw_answer_timing, proved by search-time-2x2) is assumed by the
+# inductions (cind), which prove from it the search's interface the core
+# relies on.
 cgeo="LEVELS=2 SLOT_BITS=2 FIFO_LOG2=2"
 csub="chformal -remove *tw_search*; chformal -cover -remove *tw_evfifo*; chformal -assert2assume *tw_evfifo*"
+csub="$csub; chformal -assert2assume *tw_answer_timing*"
+cind="TW_CORE_F_INDUCT TW_SEARCH_F_TIMING"
 prove evfifo-d1        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=1"
 prove evfifo-d2        ind     4 4 tw_evfifo "$fifo" "WIDTH=4 DEPTH_LOG2=2"
 prove evfifo-d4        ind     4 4 tw_evfifo "$fifo" "WIDTH=8 DEPTH_LOG2=4"
@@ -142,6 +146,13 @@ prove bitmap-b5        ind     4 6 tw_bitmap "$bm" "SLOT_BITS=5 VISIT_PIPE=1 WRI
 prove bitmap-b6        ind     4 6 tw_bitmap "$bm" "SLOT_BITS=6 VISIT_PIPE=1 WRITE_AHEAD=1" TW_BITMAP_F
 prove bitmap-b5-plain  ind     4 6 tw_bitmap "$bm" "SLOT_BITS=5 VISIT_PIPE=0 WRITE_AHEAD=0" TW_BITMAP_F
 prove search-2x2       bmc    22 40 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2"
+# The same bounds and the search's timing contract (tw_answer_timing, which
+# tw_core's inductions assume) by k-induction over invariants, for every
+# reachable state: at the core's 2 x 4, with a level left early (1 x 128),
+# and with a level count that is no power of two (3 x 32).
+prove search-time-2x2  ind     2 2 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2" TW_SEARCH_F_TIMING
+prove search-time-1x7  ind     2 2 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7" TW_SEARCH_F_TIMING
+prove search-time-3x5  ind     2 2 tw_search rtl/tw_search.v "LEVELS=3 SLOT_BITS=5" TW_SEARCH_F_TIMING
 # The search's answer and its clock, from any state (TW_SEARCH_F_ANSWER), by
 # k-induction over invariants that pin every flop the answer depends on to
 # the search's schedule.
@@ -158,8 +169,8 @@ prove search-ans-1x8   ind     2 2 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS
 # The search's contract for a caller (tw_answer_contract: core-shadow
 # assumes it at the core's 2 x 4) follows from the answer's proof.
 prove search-contract-2x2 ind  2 2 tw_search rtl/tw_search.v "LEVELS=2 SLOT_BITS=2" "TW_SEARCH_F_ANSWER TW_SEARCH_F_CONTRACT"
-prove core-ind         ind     4 4 tw_core "$core" "$cgeo" TW_CORE_F_INDUCT "$csub"
-prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_CORE_F_LOCAL" "$csub"
+prove core-ind         ind     4 4 tw_core "$core" "$cgeo" "$cind" "$csub"
+prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "$cind TW_CORE_F_LOCAL" "$csub"
 # core-shadow: the core against a shadow bitmap by k-induction, composed
 # with its sub-modules' proofs: tw_bitmap's properties (bitmap-*) are
 # assumed, and so is the search's contract, stated on the search's ports
@@ -170,14 +181,14 @@ prove core-ind-local   ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_
 ccompose="TW_CORE_F_SHADOW TW_BITMAP_F TW_BITMAP_F_MAP TW_SEARCH_F_CONTRACT"
 csubbm="$csub; chformal -assert2assume *tw_bitmap*"
 csubshadow="$csubbm; chformal -assert2assume *tw_answer_contract*"
-prove core-shadow      ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT $ccompose" "$csubshadow"
-prove core-shadow-cover cover 24 24 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT $ccompose TW_CORE_F_SHADOW_COVER" "$csubshadow"
+prove core-shadow      ind     4 4 tw_core "$core" "$cgeo" "$cind $ccompose" "$csubshadow"
+prove core-shadow-cover cover 24 24 tw_core "$core" "$cgeo" "$cind $ccompose TW_CORE_F_SHADOW_COVER" "$csubshadow"
 prove core-contract    bmc    28 40 tw_core "$core" "$cgeo" "$ccompose" \
     "$csubbm; chformal -assert -remove *tw_core*; chformal -cover -remove *tw_core*"
 if [ "$deep" = 1 ]; then
     prove search-1x7       bmc    24 40 tw_search rtl/tw_search.v "LEVELS=1 SLOT_BITS=7"
     prove search-ans-4x8   ind     2 2 tw_search rtl/tw_search.v "LEVELS=4 SLOT_BITS=8" "TW_SEARCH_F_ANSWER TW_SEARCH_F_LEMMA_ASSUMED"
-    prove core-ind-adv     ind     4 4 tw_core "$core" "$cgeo" "TW_CORE_F_INDUCT TW_CORE_F_ADV" "$csub"
+    prove core-ind-adv     ind     4 4 tw_core "$core" "$cgeo" "$cind TW_CORE_F_ADV" "$csub"
     prove core-bmc-deep    bmc    24 24 tw_core "$core" "$cgeo" "" "$csub"
     prove core-cover-late  cover  10 10 tw_core "$core" "$cgeo" TW_CORE_F_COVER=1 "$csub"
     prove core-cover-vhold cover  16 16 tw_core "$core" "$cgeo" TW_CORE_F_COVER=2 "$csub"
