@@ -525,7 +525,7 @@ module tw_search #(
     // The contract as tw_answer_contract (below) states it for a caller
     // follows from this proof's setting: its bitmaps are f_map, its premise
     // holds from the start on, and its answer is proved here with the rest
-    // (search-contract-*).
+    // (search-contract-2x2).
     always @(*) begin
         assume(f_map_i == f_map);
         // The premise holds, so every valid answer is compared. (With one
@@ -796,8 +796,9 @@ endmodule
 `ifdef TW_SEARCH_F_CONTRACT
 // The search's answer as search-ans-* prove it (TW_SEARCH_F_ANSWER above),
 // stated on tw_search's ports as a contract for a caller's proof: tw_core's
-// core-shadow assumes it, and core-contract checks it on the core by BMC
-// from reset. After a start, while no reset and no new start come: if
+// core-shadow assumes it. search-contract-any-2x2 proves it for every
+// reachable state whatever the inputs do, and core-contract checks it on
+// the core by BMC from reset. After a start, while no reset and no new start come: if
 // i_base stands and every word read, from the start's own clock on, is
 // that of the bitmaps i_map showed in the start's clock, at the address
 // o_waddr gave a clock before, then a valid answer is those bitmaps'
