@@ -743,7 +743,7 @@ module tw_search #(
     // NW + 1: the level ends at its last word (last_q) or at its hit
     // (skip_q), which is known only from the word addressed three clocks
     // before, so never before the fifth word.
-    integer f_lv;
+    integer f_lv, f_eb;
     always @(*) if (f_past_valid) begin
         assert(f_on == (run_q || e_q != 11'd0 || o_valid));
         assert(o_found || o_next == 48'd0);
@@ -754,7 +754,8 @@ module tw_search #(
             assert(!skip_q || i_q >= 4);
             assert(f_t >= 1 + f_lv * F_CMIN + i_q && f_t <= 1 + f_lv * (NW + 1) + i_q);
             assert(e_q == 11'd0 && !o_valid);
-            // The levels after the one in turn are all the first slots left.
+            // qs_q: the first slots of the level in turn and of those after
+            // it, zero above.
             assert((qs_q >> ((LEVELS - f_lv) * B)) == 0);
             // A word in R, M or N is of the level in turn or one before it,
             // and if of the level in turn, addressed one, two or three
@@ -765,9 +766,9 @@ module tw_search #(
         end
         if (e_q != 11'd0) begin
             assert((e_q & (e_q - 11'd1)) == 11'd0 && !o_valid);
-            for (f_lv = 0; f_lv <= 10; f_lv = f_lv + 1)
-                if (e_q[f_lv])
-                    assert(f_t >= F_TMIN - 11 + f_lv && f_t <= F_TMAX - 11 + f_lv);
+            for (f_eb = 0; f_eb <= 10; f_eb = f_eb + 1)
+                if (e_q[f_eb])
+                    assert(f_t >= F_TMIN - 11 + f_eb && f_t <= F_TMAX - 11 + f_eb);
         end
         if (o_valid) assert(f_t >= F_TMIN);
     end
