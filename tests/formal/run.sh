@@ -18,12 +18,25 @@ SMTBMC=${SMTBMC:-yosys-smtbmc}
 SOLVER=${SMT_SOLVER:-z3}
 deep=${FORMAL_DEEP:-0}
 only="$*"
-# search-ans-4x8 assumes the lemma search-ans-1x8 proves: asked alone, it
-# brings that proof with it.
-case " $only " in
-    *" search-ans-4x8 "*)
-        case " $only " in *" search-ans-1x8 "*) ;; *) only="$only search-ans-1x8" ;; esac ;;
-esac
+# A proof that assumes what others prove brings them with it when asked for
+# by name: search-ans-4x8 the lemma search-ans-1x8 proves; the core's
+# inductions the FIFO's, the bitmap's and the search's proofs at the
+# core's geometry, whose properties they assume.
+bring() {   # bring NAME PROOF...: asked for NAME, run the PROOFs too
+    n=$1
+    shift
+    case " $only " in *" $n "*) ;; *) return ;; esac
+    for d in "$@"; do
+        case " $only " in *" $d "*) ;; *) only="$only $d" ;; esac
+    done
+}
+bring search-ans-4x8 search-ans-1x8
+for n in core-ind core-ind-local core-ind-adv; do
+    bring $n evfifo-d2 search-time-2x2
+done
+for n in core-shadow core-shadow-cover; do
+    bring $n evfifo-d2 search-time-2x2 bitmap-b2 search-contract-any-2x2
+done
 failed=0
 ran=""
 
@@ -126,6 +139,8 @@ spi=rtl/tw_spi.v
 # (tw_answer_timing, proved by search-time-2x2) is assumed by the
 # inductions (cind), which prove from it the search's interface the core
 # relies on.
+# The sub-module proofs the core's assume are at this geometry (evfifo-d2,
+# bitmap-b2, search-time-2x2, search-contract-any-2x2): change them with it.
 cgeo="LEVELS=2 SLOT_BITS=2 FIFO_LOG2=2"
 csub="chformal -remove *tw_search*; chformal -cover -remove *tw_evfifo*; chformal -assert2assume *tw_evfifo*"
 csub="$csub; chformal -assert2assume *tw_answer_timing*"
