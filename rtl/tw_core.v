@@ -1758,6 +1758,72 @@ module tw_core #(
             assert(evt_info_q == f_info);
     end
 
+    // ------------------------------------------------------- read values
+    // A read's data at its ack is the register the map names at the address
+    // the master gave, as it stood in the read's B1; 0 for CMD and for an
+    // address the map leaves free. The multiplexer is written by index for
+    // the synthesizer; this is written by name, so a map that moves a
+    // register fails here until the multiplexer follows. NOW_HI and NEXT_HI
+    // are the high halves of NOW and NEXT as they stood at the last read of
+    // NOW_LO and NEXT_LO (0 before any), so that a read of the low half
+    // and then the high half gives one 48-bit value.
+    reg [15:0] f_now_hi, f_next_hi;
+    reg [31:0] f_rd_named;
+    always @(*)
+        case (f_radr_q)
+            TW_REG_ID:           f_rd_named = TW_ID_MAGIC;
+            TW_REG_VERSION:      f_rd_named = {TW_VERSION_MAJOR, TW_VERSION_MINOR};
+            TW_REG_CAPS:         f_rd_named = caps;
+            TW_REG_CTRL:         f_rd_named = ctrl;
+            TW_REG_PRESCALE:     f_rd_named = presc_q;
+            TW_REG_STATUS:       f_rd_named = status;
+            TW_REG_NOW_LO:       f_rd_named = tick_p[31:0];
+            TW_REG_NOW_HI:       f_rd_named = {16'd0, f_now_hi};
+            TW_REG_ADVANCE:      f_rd_named = adv_left_b0_q;
+            TW_REG_ARM_LO:       f_rd_named = arm_lo_q;
+            TW_REG_ARM_HI:       f_rd_named = {16'd0, arm_hi_q};
+            TW_REG_EVT_INFO:     f_rd_named = evt_info_q;
+            TW_REG_EVT_TICK:     f_rd_named = empty1_q ? 32'd0 : h_tick[31:0];
+            TW_REG_CNT_EVENTS:   f_rd_named = cnt_events_q;
+            TW_REG_CNT_LATE:     f_rd_named = cnt_late_q;
+            TW_REG_CNT_OVERFLOW: f_rd_named = cnt_overflow_q;
+            TW_REG_CNT_CMDS:     f_rd_named = cnt_cmds_q;
+            TW_REG_CNT_BUSERR:   f_rd_named = cnt_buserr_q;
+            TW_REG_SEARCH:       f_rd_named = horizon_q;
+            TW_REG_NEXT_LO:      f_rd_named = next_q[31:0];
+            TW_REG_NEXT_HI:      f_rd_named = {16'd0, f_next_hi};
+            TW_REG_COALESCE:     f_rd_named = {coal_thresh_q, coal_holdoff_q};
+            default:             f_rd_named = 32'd0;
+        endcase
+    reg [5:0]  f_radr_q;               // the address of the request taken last
+    reg [31:0] f_rd_b2, f_rd_b3;       // f_rd_named in the read's B1, a clock and two on
+    reg        f_rd_ack;               // a read is in B3
+    reg        f_rd_now_lo, f_rd_next_lo;
+    always @(posedge i_clk) begin
+        if (i_rst) begin
+            f_radr_q <= 6'd0; f_now_hi <= 16'd0; f_next_hi <= 16'd0;
+        end else begin
+            if (i_wb_cyc && i_wb_stb && !o_wb_stall)
+                f_radr_q <= i_wb_adr;
+            if (f_rd_now_lo)  f_now_hi  <= tick_p[47:32];
+            if (f_rd_next_lo) f_next_hi <= next_q[47:32];
+        end
+        // B1 of a read of NOW_LO, of NEXT_LO (decided in B0, as the
+        // request's address stands from its capture to B4)
+        f_rd_now_lo  <= !i_rst && dec && !req_we_q && f_radr_q == TW_REG_NOW_LO;
+        f_rd_next_lo <= !i_rst && dec && !req_we_q && f_radr_q == TW_REG_NEXT_LO;
+        f_rd_b2  <= f_rd_named;
+        f_rd_b3  <= f_rd_b2;
+        f_rd_ack <= rd1_q;
+    end
+    always @(*) begin
+        if (f_past2 && f_rd_ack) assert(o_wb_dat == f_rd_b3);
+        // Helpers: the request's flops hold the address taken; the latches
+        // are the high halves above.
+        if (f_past_valid)
+            assert(f_radr_q == req_adr_q && f_now_hi == now_hi_latch_q && f_next_hi == next_hi_latch_q);
+    end
+
     // ----------------------------------------------------- external input
     // With TICK_SRC = 2 a step is decided exactly in the clock after the
     // second clock edge since the input was first sampled high (high at the
