@@ -1379,6 +1379,19 @@ module tw_core #(
         if (late_v) assert(c_any);
     end
 
+    // ---------------------------------------------- STATUS.ADVANCING
+    // Clear, with the host as the source, it means time has stopped where
+    // ADVANCE asked: nothing is left, no step is decided, no tick is in C1
+    // to E (so each visit so far has had its entry pushed), and it stays
+    // so, NOW with it, until the host writes ADVANCE or CTRL.
+    always @(*)
+        if (f_past_valid && !i_rst && ctrl_src_q == SRC_HOST && !advancing)
+            assert(f_left == 32'd0 && !step_d && f_ts == 8'd0 && !j_busy_q);
+    always @(posedge i_clk)
+        if (f_past_valid && !$past(i_rst) && !i_rst
+            && $past(ctrl_src_q == SRC_HOST && !advancing && !w_adv && !w_ctrl))
+            assert(!advancing && tick_p == $past(tick_p));
+
     // ----------------------------------- visits and late arms, as defined
     // Level k visits on every tick whose low k*b bits are zero; a SET is late
     // when tick_v has reached its armed tick (mod 2^48) and this clock's
