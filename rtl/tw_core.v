@@ -603,11 +603,18 @@ module tw_core #(
     /* verilator lint_on UNUSEDSIGNAL */
     reg                pop_fifo;
     wire               pop_next;        // pop_fifo's next value (the read-out's, below)
+`ifdef TW_EVFIFO_F_MEM
+    wire [(ENTRY_W << FIFO_LOG2)-1:0] f_fifo_mem;   // the FIFO's words, for the proofs
+    wire [FIFO_LOG2-1:0]              f_fifo_rd;
+`endif
     tw_evfifo #(.WIDTH(ENTRY_W), .DEPTH_LOG2(FIFO_LOG2)) u_fifo (
         .i_clk(i_clk), .i_rst(i_rst),
         .i_push(push_e), .i_data(entry_e), .o_push_ok(push_ok),
         .i_pop(pop_fifo), .o_head(head),
         .o_count(fifo_count), .o_full(fifo_full), .o_full_next(fifo_full_next), .o_empty(fifo_empty)
+`ifdef TW_EVFIFO_F_MEM
+        , .f_mem_o(f_fifo_mem), .f_rd_o(f_fifo_rd)
+`endif
     );
 
     // Ticks and CMDs in flight, for the FIFO's room: virtual time takes a
@@ -1324,6 +1331,16 @@ module tw_core #(
         if (f_past2) assert(n_ev_e == f_nev_e);
         if (push_e) assert(f_nev_e != 3'd0);
     end
+`ifdef TW_EVFIFO_F_MEM
+    // ... so every queued entry has an event: the words from the head, as
+    // many as the count.
+    genvar f_q;
+    generate for (f_q = 0; f_q < DEPTH; f_q = f_q + 1) begin : g_f_queued
+        wire [FIFO_LOG2-1:0] f_at = f_fifo_rd + f_q;
+        always @(*) if (f_past_valid && f_q < fifo_count)
+            assert(|f_fifo_mem[f_at*ENTRY_W + LVL_W + SLOT_BITS +: LEVELS + 1]);
+    end endgenerate
+`endif
 
     // ------------------------------ virtual time never overruns the FIFO
     // f_h_*: the stages that hold a tick decided in virtual time (the host's

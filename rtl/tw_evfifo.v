@@ -18,6 +18,13 @@ module tw_evfifo #(
     output reg                   o_full,
     output wire                  o_full_next,   // what o_full takes at the next edge (not reset)
     output reg                   o_empty
+`ifdef TW_EVFIFO_F_MEM
+    ,
+    // The words and the read pointer, for tw_core's proof that every
+    // queued entry has an event.
+    output wire [(WIDTH << DEPTH_LOG2)-1:0] f_mem_o,
+    output wire [DEPTH_LOG2-1:0]  f_rd_o
+`endif
 );
     localparam integer DEPTH = 1 << DEPTH_LOG2;
 
@@ -71,6 +78,14 @@ module tw_evfifo #(
             endcase
         end
     end
+
+`ifdef TW_EVFIFO_F_MEM
+    genvar f_word;
+    generate for (f_word = 0; f_word < DEPTH; f_word = f_word + 1) begin : g_f_mem
+        assign f_mem_o[f_word*WIDTH +: WIDTH] = mem_q[f_word];
+    end endgenerate
+    assign f_rd_o = rd_ptr_q;
+`endif
 
 `ifdef FORMAL
     // Proved by tests/formal/run.sh (docs/verification.md): BMC, k-induction
