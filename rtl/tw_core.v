@@ -1331,16 +1331,6 @@ module tw_core #(
         if (f_past2) assert(n_ev_e == f_nev_e);
         if (push_e) assert(f_nev_e != 3'd0);
     end
-`ifdef TW_EVFIFO_F_MEM
-    // ... so every queued entry has an event: the words from the head, as
-    // many as the count.
-    genvar f_q;
-    generate for (f_q = 0; f_q < DEPTH; f_q = f_q + 1) begin : g_f_queued
-        wire [FIFO_LOG2-1:0] f_at = f_fifo_rd + f_q;
-        always @(*) if (f_past_valid && f_q < fifo_count)
-            assert(|f_fifo_mem[f_at*ENTRY_W + LVL_W + SLOT_BITS +: LEVELS + 1]);
-    end endgenerate
-`endif
 
     // ------------------------------ virtual time never overruns the FIFO
     // f_h_*: the stages that hold a tick decided in virtual time (the host's
@@ -1432,6 +1422,58 @@ module tw_core #(
     // write's slot is the one given a clock before.
     always @(posedge i_clk)
         if (f_past2 && |c_wr) assert(c_slot == $past(c_slot));
+
+    // ---------------------------------------------------- an entry's fields
+    // An entry's tick, level and slot are those of its V clock, four clocks
+    // before E, and each level it reports visited visits on that tick. The
+    // delay RAM holds what V wrote since reset at the addresses behind its
+    // write pointer, and E's word is the fourth-last.
+    reg [DLY_W-1:0] f_v1, f_v2, f_v3, f_v4;    // what V wrote 1 .. 4 clocks ago
+    reg [2:0]       f_since_rst;                // clocks since reset, up to 4
+    always @(posedge i_clk) begin
+        f_v1 <= {tick_v, c_lvl, c_slot};
+        f_v2 <= f_v1; f_v3 <= f_v2; f_v4 <= f_v3;
+        f_since_rst <= i_rst ? 3'd0 : f_since_rst + {2'd0, f_since_rst != 3'd4};
+    end
+    function f_visits;                          // level lvl visits on tick t
+        input [TICK_BITS-1:0] t;
+        input integer lvl;
+        f_visits = (t & ((48'd1 << (lvl * SLOT_BITS)) - 48'd1)) == 48'd0;
+    endfunction
+    integer fe;
+    always @(*) if (f_past_valid) begin
+        if (f_since_rst >= 3'd1) assert(dly_mem[dly_wa - 4'd1] == f_v1);
+        if (f_since_rst >= 3'd2) assert(dly_mem[dly_wa - 4'd2] == f_v2);
+        if (f_since_rst >= 3'd3) assert(dly_mem[dly_wa - 4'd3] == f_v3);
+        if (f_since_rst == 3'd4) assert(dly_q == f_v4);
+        if (|visit_h1 || late_h1) assert(f_since_rst >= 3'd1);
+        if (|visit_h2 || late_h2) assert(f_since_rst >= 3'd2);
+        if (|visit_g || late_g)   assert(f_since_rst >= 3'd3);
+        if (push_e) assert(f_since_rst == 3'd4);
+        for (fe = 0; fe < LEVELS; fe = fe + 1) begin
+            if (visit_h1[fe]) assert(f_visits(f_v1[DLY_W-1 -: TICK_BITS], fe));
+            if (visit_h2[fe]) assert(f_visits(f_v2[DLY_W-1 -: TICK_BITS], fe));
+            if (visit_g[fe])  assert(f_visits(f_v3[DLY_W-1 -: TICK_BITS], fe));
+            if (push_e && hit_e[fe]) assert(f_visits(entry_e[ENTRY_W-1 -: TICK_BITS], fe));
+        end
+    end
+
+`ifdef TW_EVFIFO_F_MEM
+    // So every queued entry (the words from the head, as many as the count)
+    // has an event, and each level it reports visited visits on its tick.
+    genvar f_q;
+    generate for (f_q = 0; f_q < DEPTH; f_q = f_q + 1) begin : g_f_queued
+        wire [FIFO_LOG2-1:0] f_at   = f_fifo_rd + f_q;
+        wire [ENTRY_W-1:0]   f_word = f_fifo_mem[f_at*ENTRY_W +: ENTRY_W];
+        integer fl;
+        always @(*) if (f_past_valid && f_q < fifo_count) begin
+            assert(|f_word[LVL_W + SLOT_BITS +: LEVELS + 1]);
+            for (fl = 0; fl < LEVELS; fl = fl + 1)
+                if (f_word[LVL_W + SLOT_BITS + 1 + fl])
+                    assert(f_visits(f_word[ENTRY_W-1 -: TICK_BITS], fl));
+        end
+    end endgenerate
+`endif
 
     // ------------------------------------------------- the jump's landing
     // It lands before the answer that stood through J_SEL (so it crosses no
