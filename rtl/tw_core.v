@@ -1840,35 +1840,37 @@ module tw_core #(
     // NOW_LO and NEXT_LO (0 before any), so that a read of the low half
     // and then the high half gives one 48-bit value.
     reg [15:0] f_now_hi, f_next_hi;
-    reg [31:0] f_rd_named;
-    always @(*)
-        case (f_radr_q)
-            TW_REG_ID:           f_rd_named = TW_ID_MAGIC;
-            TW_REG_VERSION:      f_rd_named = {TW_VERSION_MAJOR, TW_VERSION_MINOR};
-            TW_REG_CAPS:         f_rd_named = caps;
-            TW_REG_CTRL:         f_rd_named = ctrl;
-            TW_REG_PRESCALE:     f_rd_named = presc_q;
-            TW_REG_STATUS:       f_rd_named = status;
-            TW_REG_NOW_LO:       f_rd_named = tick_p[31:0];
-            TW_REG_NOW_HI:       f_rd_named = {16'd0, f_now_hi};
-            TW_REG_ADVANCE:      f_rd_named = adv_left_b0_q;
-            TW_REG_ARM_LO:       f_rd_named = arm_lo_q;
-            TW_REG_ARM_HI:       f_rd_named = {16'd0, arm_hi_q};
-            TW_REG_EVT_INFO:     f_rd_named = evt_info_q;
-            TW_REG_EVT_TICK:     f_rd_named = empty1_q ? 32'd0 : h_tick[31:0];
-            TW_REG_CNT_EVENTS:   f_rd_named = cnt_events_q;
-            TW_REG_CNT_LATE:     f_rd_named = cnt_late_q;
-            TW_REG_CNT_OVERFLOW: f_rd_named = cnt_overflow_q;
-            TW_REG_CNT_CMDS:     f_rd_named = cnt_cmds_q;
-            TW_REG_CNT_BUSERR:   f_rd_named = cnt_buserr_q;
-            TW_REG_SEARCH:       f_rd_named = horizon_q;
-            TW_REG_NEXT_LO:      f_rd_named = next_q[31:0];
-            TW_REG_NEXT_HI:      f_rd_named = {16'd0, f_next_hi};
-            TW_REG_COALESCE:     f_rd_named = {coal_thresh_q, coal_holdoff_q};
-            default:             f_rd_named = 32'd0;
+    // What a read of the register at adr gives, by name.
+    function [31:0] f_reads;
+        input [5:0] adr;
+        case (adr)
+            TW_REG_ID:           f_reads = TW_ID_MAGIC;
+            TW_REG_VERSION:      f_reads = {TW_VERSION_MAJOR, TW_VERSION_MINOR};
+            TW_REG_CAPS:         f_reads = caps;
+            TW_REG_CTRL:         f_reads = ctrl;
+            TW_REG_PRESCALE:     f_reads = presc_q;
+            TW_REG_STATUS:       f_reads = status;
+            TW_REG_NOW_LO:       f_reads = tick_p[31:0];
+            TW_REG_NOW_HI:       f_reads = {16'd0, f_now_hi};
+            TW_REG_ADVANCE:      f_reads = adv_left_b0_q;
+            TW_REG_ARM_LO:       f_reads = arm_lo_q;
+            TW_REG_ARM_HI:       f_reads = {16'd0, arm_hi_q};
+            TW_REG_EVT_INFO:     f_reads = evt_info_q;
+            TW_REG_EVT_TICK:     f_reads = empty1_q ? 32'd0 : h_tick[31:0];
+            TW_REG_CNT_EVENTS:   f_reads = cnt_events_q;
+            TW_REG_CNT_LATE:     f_reads = cnt_late_q;
+            TW_REG_CNT_OVERFLOW: f_reads = cnt_overflow_q;
+            TW_REG_CNT_CMDS:     f_reads = cnt_cmds_q;
+            TW_REG_CNT_BUSERR:   f_reads = cnt_buserr_q;
+            TW_REG_SEARCH:       f_reads = horizon_q;
+            TW_REG_NEXT_LO:      f_reads = next_q[31:0];
+            TW_REG_NEXT_HI:      f_reads = {16'd0, f_next_hi};
+            TW_REG_COALESCE:     f_reads = {coal_thresh_q, coal_holdoff_q};
+            default:             f_reads = 32'd0;
         endcase
+    endfunction
     reg [5:0]  f_radr_q;               // the address of the request taken last
-    reg [31:0] f_rd_b2, f_rd_b3;       // f_rd_named in the read's B1, a clock and two on
+    reg [31:0] f_rd_b2, f_rd_b3;       // what the read gives in its B1, a clock and two on
     reg        f_rd_ack;               // a read is in B3
     reg        f_rd_now_lo, f_rd_next_lo;
     always @(posedge i_clk) begin
@@ -1884,7 +1886,7 @@ module tw_core #(
         // request's address stands from its capture to B4)
         f_rd_now_lo  <= !i_rst && dec && !req_we_q && f_radr_q == TW_REG_NOW_LO;
         f_rd_next_lo <= !i_rst && dec && !req_we_q && f_radr_q == TW_REG_NEXT_LO;
-        f_rd_b2  <= f_rd_named;
+        f_rd_b2  <= f_reads(f_radr_q);
         f_rd_b3  <= f_rd_b2;
         f_rd_ack <= rd1_q;
     end
@@ -1894,6 +1896,46 @@ module tw_core #(
         // are the high halves above.
         if (f_past_valid)
             assert(f_radr_q == req_adr_q && f_now_hi == now_hi_latch_q && f_next_hi == next_hi_latch_q);
+    end
+
+    // The plain registers read their reset values (the map's) until written,
+    // then, from the clock after a write's B1, what the master wrote in the
+    // bits their fields cover (the map's), 0 in the others.
+    reg [31:0] f_wdat_q;               // the data of the request taken last
+    reg        f_wr_b1;                // a write is in B1 ...
+    reg [5:0]  f_wadr_b1;              // ... to this address
+    reg [31:0] f_ctrl, f_presc, f_arm_lo, f_arm_hi, f_search, f_coal;
+    always @(posedge i_clk) begin
+        if (i_rst)
+            f_wdat_q <= 32'd0;
+        else if (i_wb_cyc && i_wb_stb && !o_wb_stall)
+            f_wdat_q <= i_wb_dat;
+        f_wr_b1   <= !i_rst && dec && req_we_q;
+        f_wadr_b1 <= f_radr_q;
+        if (i_rst) begin
+            f_ctrl <= TW_CTRL_RESET; f_presc <= TW_PRESCALE_RESET; f_arm_lo <= TW_ARM_LO_RESET;
+            f_arm_hi <= TW_ARM_HI_RESET; f_search <= TW_SEARCH_RESET; f_coal <= TW_COALESCE_RESET;
+        end else if (f_wr_b1)
+            case (f_wadr_b1)
+                TW_REG_CTRL:     f_ctrl   <= f_wdat_q & TW_CTRL_BITS;
+                TW_REG_PRESCALE: f_presc  <= f_wdat_q & TW_PRESCALE_BITS;
+                TW_REG_ARM_LO:   f_arm_lo <= f_wdat_q & TW_ARM_LO_BITS;
+                TW_REG_ARM_HI:   f_arm_hi <= f_wdat_q & TW_ARM_HI_BITS;
+                TW_REG_SEARCH:   f_search <= f_wdat_q & TW_SEARCH_BITS;
+                TW_REG_COALESCE: f_coal   <= f_wdat_q & TW_COALESCE_BITS;
+                default: ;
+            endcase
+    end
+    always @(*) if (f_past_valid) begin
+        assert(f_reads(TW_REG_CTRL) == f_ctrl && f_reads(TW_REG_PRESCALE) == f_presc);
+        assert(f_reads(TW_REG_ARM_LO) == f_arm_lo && f_reads(TW_REG_ARM_HI) == f_arm_hi);
+        assert(f_reads(TW_REG_SEARCH) == f_search && f_reads(TW_REG_COALESCE) == f_coal);
+        // Helpers: the request's flops hold the data taken; B1's strobes
+        // are those of a write to each.
+        assert(f_wdat_q == req_dat_q);
+        assert(w_ctrl == (f_wr_b1 && f_wadr_b1 == TW_REG_CTRL) && w_presc == (f_wr_b1 && f_wadr_b1 == TW_REG_PRESCALE));
+        assert(w_arm_lo == (f_wr_b1 && f_wadr_b1 == TW_REG_ARM_LO) && w_arm_hi == (f_wr_b1 && f_wadr_b1 == TW_REG_ARM_HI));
+        assert(w_search == (f_wr_b1 && f_wadr_b1 == TW_REG_SEARCH) && w_coal == (f_wr_b1 && f_wadr_b1 == TW_REG_COALESCE));
     end
 
     // ----------------------------------------------------- external input

@@ -115,6 +115,12 @@ def verilog(m, regs):
     out.append(f"localparam [15:0] TW_VERSION_MINOR = 16'd{m['version_minor']};")
     for r in regs:
         out.append(f"localparam [{aw - 1}:0] TW_REG_{r['name']} = {aw}'d{r['index']};")
+        if isinstance(r.get("reset"), int):
+            out.append(f"localparam [31:0] TW_{r['name']}_RESET = 32'h{r['reset']:08X};")
+        # The bits its fields cover (all of them without fields): what a
+        # write to a plain register keeps, for the formal proofs.
+        bits = sum(((1 << f["width"]) - 1) << f["lsb"] for f in r.get("fields", [])) or 0xFFFFFFFF
+        out.append(f"localparam [31:0] TW_{r['name']}_BITS = 32'h{bits:08X};")
         for fld in r.get("fields", []):
             p = f"TW_{r['name']}_{fld['name']}"
             out.append(f"localparam integer {p}_LSB = {fld['lsb']};")
