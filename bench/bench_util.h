@@ -71,6 +71,15 @@ static inline engine_dev_stats bench_dev_stats(const engine_ops *ops, const engi
     return s;
 }
 
+/* The usage line: to stdout and 0 when it was asked for (--help, -h), else
+ * to stderr and 2 (the exit status a mistake gets). */
+static inline int bench_usage(const char *arg, const char *usage)
+{
+    int asked = arg && (!strcmp(arg, "--help") || !strcmp(arg, "-h"));
+    fputs(usage, asked ? stdout : stderr);
+    return asked ? 0 : 2;
+}
+
 /* A whole number option value, decimal or 0x hex, or exit with a clear
  * message (a sign, a space or trailing text is refused). */
 static inline uint64_t bench_count(const char *opt, const char *v, uint64_t min, uint64_t max)

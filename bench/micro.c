@@ -134,8 +134,9 @@ int main(int argc, char **argv)
 {
     /* Anything else is a mistake, not a request for the full run. */
     if (argc > 2 || (argc == 2 && strcmp(argv[1], "--quick") != 0)) {
-        fprintf(stderr, "usage: bench-micro [--quick]\n");
-        return 2;
+        int asked = argc == 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+        fputs("usage: bench-micro [--quick]\n", asked ? stdout : stderr);
+        return asked ? 0 : 2;
     }
     int quick = argc == 2;
     uint64_t cycles = quick ? 2000000 : 50000000;

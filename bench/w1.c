@@ -460,9 +460,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--pairs") && i + 1 < argc) {
             pairs = bench_count("--pairs", argv[++i], 1, 1u << 22);
         } else {
-            fprintf(stderr, "usage: bench-w1 --engine NAME --pairs P [--seed N] [--time-limit S] "
-                            "[--service-clock wall|cpu] [--repeat K] [--quiet]\n");
-            return 2;
+            return bench_usage(argv[i], "usage: bench-w1 --engine NAME --pairs P [--seed N] [--time-limit S] "
+                                        "[--service-clock wall|cpu] [--repeat K] [--quiet]\n");
         }
     }
     if (!o.engine || !pairs) {

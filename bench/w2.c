@@ -43,8 +43,7 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--iters") && i + 1 < argc) {
             iters = bench_count("--iters", argv[++i], 1, UINT32_MAX);
         } else {
-            fprintf(stderr, "usage: bench-w2 --engine NAME --n N [--iters K] [--seed S] [--time-limit S]\n");
-            return 2;
+            return bench_usage(argv[i], "usage: bench-w2 --engine NAME --n N [--iters K] [--seed S] [--time-limit S]\n");
         }
     }
     if (!o.engine || !have_n) {

@@ -99,9 +99,9 @@ int main(int argc, char **argv)
             t = 0, i = argc; /* usage below */
     }
     if (!t || argc % 2 == 0) {
-        fprintf(stderr, "usage: bench-w3 --t T [--levels m] [--slot-bits b] [--dist fixed|exp] "
-                        "[--timers K] [--fires F] [--seed S] [--time-limit S]\n");
-        return 2;
+        return bench_usage(argc == 2 ? argv[1] : NULL,
+                           "usage: bench-w3 --t T [--levels m] [--slot-bits b] [--dist fixed|exp] "
+                           "[--timers K] [--fires F] [--seed S] [--time-limit S]\n");
     }
     if (chip.levels * chip.slot_bits > 44) {
         fprintf(stderr, "bench-w3: --levels x --slot-bits must be at most 44 (the chip's levels "

@@ -85,9 +85,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--seconds") && i + 1 < argc) {
             seconds_virtual = bench_count("--seconds", argv[++i], 1, 3600);
         } else {
-            fprintf(stderr, "usage: bench-w4 --engine NAME --conns N [--seconds S] [--seed N] "
-                            "[--time-limit S] [--quiet]\n");
-            return 2;
+            return bench_usage(argv[i], "usage: bench-w4 --engine NAME --conns N [--seconds S] [--seed N] "
+                                        "[--time-limit S] [--quiet]\n");
         }
     }
     if (!o.engine || !conns) {

@@ -322,15 +322,45 @@ static int clear_slot(tw_wheel *w, size_t idx)
 
 /* --------------------------------------------------------------- timers */
 
+/* A queued timer's own links: set, and aligned. */
+static int links_set(const tw_timer *t)
+{
+    /* A link that is not even aligned is not followed at all. */
+    uintptr_t misaligned = ((uintptr_t)t->link.next | (uintptr_t)t->link.prev) % _Alignof(tw_list);
+    return t->link.next && t->link.prev && !misaligned;
+}
+
 /* A queued timer's links, checked before the driver follows them: its
  * neighbours must point back at it. Costs two loads of the neighbours,
  * which the unlink that follows needs anyway. */
 static int links_ok(const tw_timer *t)
 {
-    /* A link that is not even aligned is not followed at all. */
-    uintptr_t misaligned = ((uintptr_t)t->link.next | (uintptr_t)t->link.prev) % _Alignof(tw_list);
-    return t->link.next && t->link.prev && !misaligned && t->link.next->prev == &t->link &&
-           t->link.prev->next == &t->link;
+    return links_set(t) && t->link.next->prev == &t->link && t->link.prev->next == &t->link;
+}
+
+/* Takes t, the first timer of list `head`, out of it when its links are
+ * damaged, without following them: its successor is the node, found walking
+ * back from the list's end over set and aligned links only, whose prev is t
+ * (bounded by the timers queued). The others stay queued; t is no longer
+ * counted. 0 if t is out, else TW_ECORRUPT with the list left as it was. */
+static int drop_damaged_first(tw_wheel *w, tw_list *head, const tw_timer *t)
+{
+    tw_list *n = head;
+    for (size_t k = 0; k <= w->pending + 1; k++) {
+        tw_list *p = n->prev;
+        if (!p || (uintptr_t)p % _Alignof(tw_list))
+            break;
+        if (p == &t->link) {
+            head->next = n;
+            n->prev = head;
+            w->pending--;
+            return 0;
+        }
+        if (p == head)
+            break;
+        n = p;
+    }
+    return TW_ECORRUPT;
 }
 
 /* The checks every call makes on a timer. Its links are checked where they
@@ -424,7 +454,12 @@ static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
 {
     if (WHERE_PLACE(t->where) >= WHERE_SLOT0 && deadline >= t->deadline && !w->coarse_shift) {
         /* Later deadline: the slot's next visit comes no later than the old
-         * deadline, and that visit places the timer again. No bus traffic. */
+         * deadline, and that visit places the timer again. No bus traffic.
+         * The timer stays where it is, so only its own links are checked
+         * here (the neighbours are other timers' cache lines); the visit
+         * checks them whole before it follows them. */
+        if (!links_set(t))
+            return TW_ECORRUPT;
         t->deadline = deadline;
         w->stats.started++;
         w->stats.lazy_rearms++;
@@ -489,6 +524,8 @@ int tw_start_range(tw_wheel *w, tw_timer *t, uint64_t min_ticks, uint64_t max_ti
     if (rc < 0)
         return rc;
     if (t->where != WHERE_IDLE && t->deadline >= lo && t->deadline <= hi) {
+        if (!links_set(t))
+            return TW_ECORRUPT; /* as a re-arm that leaves it in its slot */
         w->stats.range_kept++;
         return 0;
     }
@@ -581,6 +618,15 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
             w->visit_left--;
         }
         tw_timer *t = timer_of(w->visiting.next);
+        if (!links_ok(t)) {
+            /* A queued timer the caller's memory broke (a re-arm that left
+             * it in its slot did not follow its links): reported, and the
+             * visit goes on without it if it can be taken out. */
+            *rc = TW_ECORRUPT;
+            if (drop_damaged_first(w, &w->visiting, t) < 0)
+                return 1;
+            continue;
+        }
         /* A visit walks timers spread over the caller's memory: fetch the
          * next one while this one is handled. */
         __builtin_prefetch(t->link.next);
@@ -724,12 +770,26 @@ static int drain_events(tw_wheel *w, unsigned max)
     }
 }
 
+/* Runs at most `budget` of the timers that had expired when the call began:
+ * a mark ends the batch, so a timer a callback starts again with 0 ticks
+ * waits for the next call, and a callback that always does cannot keep one
+ * call running. Returns how many ran, or TW_ECORRUPT for a damaged timer
+ * (taken out of the list, see drop_damaged_first). */
 static int run_callbacks(tw_wheel *w, unsigned budget)
 {
     unsigned ran = 0;
+    tw_list batch_end;
+    int rc = 0;
+    list_append(&w->expired, &batch_end);
     w->in_callbacks = 1;
-    while (ran < budget && !list_empty(&w->expired)) {
+    while (ran < budget && w->expired.next != &batch_end) {
         tw_timer *t = timer_of(w->expired.next);
+        if (!links_ok(t)) {
+            /* Reported; the other timers run at the next call. */
+            (void)drop_damaged_first(w, &w->expired, t);
+            rc = TW_ECORRUPT;
+            break;
+        }
         list_unlink(&t->link);
         t->where = WHERE_IDLE;
         w->pending--;
@@ -737,8 +797,9 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
         ran++;
         t->callback(t, w->now, t->arg);
     }
+    list_unlink(&batch_end);
     w->in_callbacks = 0;
-    return (int)ran;
+    return rc < 0 ? rc : (int)ran;
 }
 
 /* What a STATUS reading says went wrong: a FIFO count the FIFO cannot hold,
@@ -1030,17 +1091,25 @@ int tw_advance(tw_wheel *w, uint64_t ticks, unsigned budget)
     stall_now = w->now;
 
     for (;;) {
-        ran += (unsigned)run_callbacks(w, budget - ran);
-        if (!list_empty(&w->expired))
-            return (int)ran; /* budget spent: the chip holds at w->now */
+        rc = run_callbacks(w, budget - ran);
+        if (rc < 0)
+            return rc;
+        ran += (unsigned)rc;
+        if (!list_empty(&w->expired)) {
+            if (ran == budget)
+                return (int)ran; /* budget spent: the chip holds at w->now */
+            continue;            /* started again with 0 ticks: due now too */
+        }
 
         if (visit_pending(w)) {
             rc = 0;
             int done = visit_continue(w, 0, &rc);
             if (rc < 0)
                 return rc;
-            if (!done) /* visit_batch spent: the chip holds at w->now */
-                return (int)ran + run_callbacks(w, budget - ran);
+            if (!done) { /* visit_batch spent: the chip holds at w->now */
+                rc = run_callbacks(w, budget - ran);
+                return rc < 0 ? rc : (int)ran + rc;
+            }
             continue;
         }
         rc = recover_if_needed(w);

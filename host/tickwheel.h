@@ -149,7 +149,11 @@ size_t tw_mem_size(const tw_geometry *geo);
 int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_config *cfg);
 
 int tw_timer_init(tw_timer *t, tw_callback cb, void *arg);
-/* Fire `ticks` after now (0: at the next service). Re-arms a pending timer. */
+/* Fire `ticks` after now. Re-arms a pending timer. 0: due at once, run by
+ * the next tw_service call (a callback's restart with 0 is not run again by
+ * the call running it) or, in virtual time, by tw_advance before time moves
+ * on. A re-arm to a later deadline checks the timer's own links only; the
+ * slot's visit checks its neighbours. */
 int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks);
 /* Fire anywhere in [now + min_ticks, now + max_ticks]. Does nothing if the
  * timer is already pending inside that range; otherwise picks the latest

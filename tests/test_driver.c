@@ -807,6 +807,18 @@ out:
     free(p);
 }
 
+/* A callback that starts its own timer again with 0 ticks (due at once),
+ * four times. */
+static tw_wheel *again_wheel;
+static void on_again(tw_timer *t, uint64_t now, void *arg)
+{
+    probe *p = arg;
+    p->fired++;
+    p->fired_at = now;
+    if (p->fired < 5)
+        tw_start(again_wheel, t, 0);
+}
+
 /* Real time through the prescaler: fires never early, late by at most the
  * host's service latency. */
 static void test_realtime(const tw_backend *b)
@@ -841,6 +853,20 @@ static void test_realtime(const tw_backend *b)
          * slot nearly every tick), at ten cycles a tick. */
         CHECK(p[i].fired_at <= p[i].latest + 10);
     }
+    /* A timer a callback starts again with 0 ticks runs at the next
+     * service, not again in the call running it: each call runs it once, so
+     * a loop that services while the budget is spent ends. */
+    probe again;
+    memset(&again, 0, sizeof again);
+    again_wheel = &f.wheel;
+    CHECK_OK(tw_timer_init(&again.timer, on_again, &again));
+    CHECK_OK(tw_start(&f.wheel, &again.timer, 0));
+    for (int call = 1; call <= 5; call++) {
+        CHECK_EQ(tw_service(&f.wheel, 64), 1);
+        CHECK_EQ(again.fired, call);
+    }
+    CHECK_EQ(tw_service(&f.wheel, 64), 0);
+    CHECK_EQ(tw_pending(&again.timer), 0);
     CHECK_EQ(tw_advance(&f.wheel, 1, 1), TW_ESTATE);
 out:
     tw_fixture_close(&f);
@@ -967,6 +993,29 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(q.fired_at, q.deadline);
     CHECK_EQ(queued.fired, 1);
     CHECK_EQ(queued.fired_at, queued.deadline);
+
+    /* A re-arm that leaves a queued timer in its slot checks that its links
+     * are set and aligned, not its neighbours; links that point back wrong
+     * are found by the slot's visit, which reports TW_ECORRUPT, takes that
+     * timer out and goes on with the others. */
+    probe s0, s1, s2;
+    start_probe(&f, &s0, 40);
+    start_probe(&f, &s1, 40);
+    start_probe(&f, &s2, 40);
+    size_t queued_before = tw_count_pending(w);
+    s1.timer.link.next = NULL;
+    CHECK_EQ(tw_start(w, &s1.timer, 60), TW_ECORRUPT);
+    CHECK_EQ(tw_start_range(w, &s1.timer, 30, 50), TW_ECORRUPT);
+    s1.timer.link.next = s1.timer.link.prev; /* aligned, pointing at s0 */
+    CHECK_OK(tw_start(w, &s1.timer, 60));
+    CHECK_EQ(tw_advance(w, 50, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), 2);
+    CHECK_EQ(s0.fired, 1);
+    CHECK_EQ(s0.fired_at, s0.deadline);
+    CHECK_EQ(s2.fired, 1);
+    CHECK_EQ(s2.fired_at, s2.deadline);
+    CHECK_EQ(s1.fired, 0);
+    CHECK_EQ(tw_count_pending(w), queued_before - 3);
 
     /* A queued timer initialised again and started elsewhere leaves its
      * slot's list pointing at it: the slot's next visit ends with

@@ -3,7 +3,9 @@
 # layout naming a signal the trace lacks (or only the start of one), on a
 # layout naming none and on a file that is not a trace; fst-signals on a
 # file that is not FST; check_doc_example.sh on a stale copy, and not on a
-# good copy that follows another C block.
+# good copy that follows another C block. The benchmarks and fst-signals
+# answer --help with their usage on stdout and status 0, and an unknown
+# option with it on stderr and status 2.
 #   sh tests/tools_check.sh BUILD TRACE.fst
 BUILD=${1:-build}
 TRACE=$2
@@ -55,6 +57,14 @@ printf 'not a waveform\n' > "$out/bogus.fst"
 check fst-signals-refuses-non-fst sh -c "[ $rc -eq 1 ] && [ ! -s '$out/list' ] && grep -q 'cannot read' '$out/err'"
 refused non-fst-trace "$LAYOUT" "$out/bogus.fst"
 grep -q 'no signals' "$out/why" || echo "FAIL gtkw-says-the-trace-has-no-signals: $(head -c 200 "$out/why")"
+
+for prog in bench-w1 bench-w2 bench-w3 bench-w4 bench-micro fst-signals; do
+    "$BUILD/$prog" --help > "$out/usage" 2> "$out/err"; rc=$?
+    check "$prog-help" sh -c "[ $rc -eq 0 ] && grep -q '^usage: $prog' '$out/usage' && [ ! -s '$out/err' ]"
+    [ "$prog" = fst-signals ] && continue   # its one argument is a file
+    "$BUILD/$prog" --no-such-option > "$out/usage" 2> "$out/err"; rc=$?
+    check "$prog-refuses-unknown-option" sh -c "[ $rc -eq 2 ] && grep -q '^usage: $prog' '$out/err' && [ ! -s '$out/usage' ]"
+done
 
 # check_doc_example.sh: a doc whose copy of the file differs in one line.
 doc() { # FILE EDIT-SED: a doc with a C block before the marked copy

@@ -10,9 +10,10 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: fst-signals FILE.fst\n");
-        return 2;
+    if (argc != 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        int asked = argc == 2; /* --help or -h: asked for, not a mistake */
+        fputs("usage: fst-signals FILE.fst\n", asked ? stdout : stderr);
+        return asked ? 0 : 2;
     }
     void *fst = fstReaderOpen(argv[1]);
     if (!fst) {
