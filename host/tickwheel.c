@@ -618,10 +618,11 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
             w->visit_left--;
         }
         tw_timer *t = timer_of(w->visiting.next);
-        if (!links_ok(t)) {
-            /* A queued timer the caller's memory broke (a re-arm that left
-             * it in its slot did not follow its links): reported, and the
-             * visit goes on without it if it can be taken out. */
+        if (t->where == WHERE_IDLE || !links_ok(t)) {
+            /* A queued timer the caller's memory broke (initialised again,
+             * or its links overwritten after a re-arm that left it in its
+             * slot): reported, and the visit goes on without it if it can
+             * be taken out. */
             *rc = TW_ECORRUPT;
             if (drop_damaged_first(w, &w->visiting, t) < 0)
                 return 1;
@@ -784,7 +785,7 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     w->in_callbacks = 1;
     while (ran < budget && w->expired.next != &batch_end) {
         tw_timer *t = timer_of(w->expired.next);
-        if (!links_ok(t)) {
+        if (t->where == WHERE_IDLE || !links_ok(t)) {
             /* Reported; the other timers run at the next call. */
             (void)drop_damaged_first(w, &w->expired, t);
             rc = TW_ECORRUPT;
