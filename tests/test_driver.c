@@ -1016,6 +1016,17 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(s2.fired_at, s2.deadline);
     CHECK_EQ(s1.fired, 0);
     CHECK_EQ(tw_count_pending(w), queued_before - 3);
+    /* A queued timer alone in its slot, initialised again: the slot still
+     * lists it, and its visit finds it marked idle, takes it out and does
+     * not fire it. */
+    probe lone;
+    start_probe(&f, &lone, 40);
+    size_t with_lone = tw_count_pending(w);
+    CHECK_OK(tw_timer_init(&lone.timer, on_fire, &lone));
+    CHECK_EQ(tw_advance(w, 50, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), 0);
+    CHECK_EQ(lone.fired, 0);
+    CHECK_EQ(tw_count_pending(w), with_lone - 1);
 
     /* A queued timer initialised again and started elsewhere leaves its
      * slot's list pointing at it: the slot's next visit ends with
