@@ -262,7 +262,7 @@ if [ $QUICK = 1 ]; then
     bad_opt w2-time-limit "--time-limit: expected a number of seconds" "$BUILD/bench-w2" --engine heap --n 10 --time-limit soon
     bad_opt w4-engine "unknown engine 'nope'" "$BUILD/bench-w4" --engine nope --conns 10
     bad_opt w1-pairs "--pairs: expected a whole number in 1.." "$BUILD/bench-w1" --engine scheme7 --pairs 0
-    bad_opt micro-unknown "usage: bench-micro [--quick]" "$BUILD/bench-micro" --help
+    bad_opt micro-unknown "usage: bench-micro [--quick]" "$BUILD/bench-micro" --bogus
     rm -f "$OUT/bad.out" "$OUT/bad.err"
 fi
 
