@@ -338,6 +338,13 @@ static int links_ok(const tw_timer *t)
     return links_set(t) && t->link.next->prev == &t->link && t->link.prev->next == &t->link;
 }
 
+/* A timer met on a visit or expired list before the driver follows it: not
+ * marked idle (initialised again while queued), its links whole. */
+static int listed_ok(const tw_timer *t)
+{
+    return t->where != WHERE_IDLE && links_ok(t);
+}
+
 /* Takes t, the first timer of list `head`, out of it when its links are
  * damaged, without following them: its successor is the node, found walking
  * back from the list's end over set and aligned links only, whose prev is t
@@ -618,7 +625,7 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
             w->visit_left--;
         }
         tw_timer *t = timer_of(w->visiting.next);
-        if (t->where == WHERE_IDLE || !links_ok(t)) {
+        if (!listed_ok(t)) {
             /* A queued timer the caller's memory broke (initialised again,
              * or its links overwritten after a re-arm that left it in its
              * slot): reported, and the visit goes on without it if it can
@@ -785,7 +792,7 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     w->in_callbacks = 1;
     while (ran < budget && w->expired.next != &batch_end) {
         tw_timer *t = timer_of(w->expired.next);
-        if (t->where == WHERE_IDLE || !links_ok(t)) {
+        if (!listed_ok(t)) {
             /* Reported; the other timers run at the next call. */
             (void)drop_damaged_first(w, &w->expired, t);
             rc = TW_ECORRUPT;

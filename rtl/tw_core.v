@@ -1403,11 +1403,16 @@ module tw_core #(
     // Level k visits on every tick whose low k*b bits are zero; a SET is late
     // when tick_v has reached its armed tick (mod 2^48) and this clock's
     // visit of the same level is not of its slot.
+    function f_visits;                          // level lvl visits on tick t
+        input [TICK_BITS-1:0] t;
+        input integer lvl;
+        f_visits = (t & ((48'd1 << (lvl * SLOT_BITS)) - 48'd1)) == 48'd0;
+    endfunction
     reg [LEVELS-1:0] f_visit_v;
     integer fv;
     always @(*)
         for (fv = 0; fv < LEVELS; fv = fv + 1)
-            f_visit_v[fv] = step_v && (tick_v & ((48'd1 << (fv * SLOT_BITS)) - 48'd1)) == 48'd0;
+            f_visit_v[fv] = step_v && f_visits(tick_v, fv);
     wire [47:0] f_arm_ago = tick_v - {arm_hi_q, arm_lo_q};
     wire        f_reached = !f_arm_ago[47];
     wire        f_seen_v  = visit_v[c_lvl] && tick_v[c_lvl * SLOT_BITS +: SLOT_BITS] == c_slot;
@@ -1435,11 +1440,6 @@ module tw_core #(
         f_v2 <= f_v1; f_v3 <= f_v2; f_v4 <= f_v3;
         f_since_rst <= i_rst ? 3'd0 : f_since_rst + {2'd0, f_since_rst != 3'd4};
     end
-    function f_visits;                          // level lvl visits on tick t
-        input [TICK_BITS-1:0] t;
-        input integer lvl;
-        f_visits = (t & ((48'd1 << (lvl * SLOT_BITS)) - 48'd1)) == 48'd0;
-    endfunction
     integer fe;
     always @(*) if (f_past_valid) begin
         if (f_since_rst >= 3'd1) assert(dly_mem[dly_wa - 4'd1] == f_v1);
