@@ -14,7 +14,7 @@ typedef struct oracle {
     tw_timer timers[NTIMERS];
     int pending[NTIMERS];
     uint64_t deadline[NTIMERS];
-    uint64_t fired, started, stopped;
+    uint64_t fired, started, stopped, zero_restarts;
     unsigned level_bits; /* levels * slot_bits */
     unsigned coarse_shift;
     long errors;
@@ -105,14 +105,23 @@ static void on_expiry(tw_timer *t, uint64_t now, void *arg)
     }
     o->pending[i] = 0;
     o->fired++;
-    /* Re-entrant work from inside the callback. */
-    uint64_t r = tw_rng_below(&o->rng, 8);
+    /* Re-entrant work from inside the callback: restarts (itself now, so
+     * that it fires again at this tick, maybe many times over), range
+     * starts and stops of any timer. */
+    uint64_t r = tw_rng_below(&o->rng, 10);
     if (r == 0)
         oracle_start(o, i, random_interval(o));
     else if (r == 1)
         oracle_start(o, tw_rng_below(&o->rng, NTIMERS), random_interval(o));
     else if (r == 2)
         oracle_stop(o, tw_rng_below(&o->rng, NTIMERS));
+    else if (r == 3) {
+        oracle_start(o, i, 0);
+        o->zero_restarts++;
+    } else if (r == 4) {
+        uint64_t a = random_interval(o);
+        oracle_start_range(o, tw_rng_below(&o->rng, NTIMERS), a, a + random_interval(o));
+    }
 }
 
 /* After time has fully reached `now`, nothing due may still be pending. */
@@ -199,10 +208,10 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary
     if (live != tw_count_pending(&f.wheel))
         tw_test_fail(__FILE__, __LINE__, "driver counts %zu pending, oracle %zu",
                      tw_count_pending(&f.wheel), live);
-    printf("# random/%s: started=%llu stopped=%llu fired=%llu events=%llu now=%llu\n", b->name,
-           (unsigned long long)o->started, (unsigned long long)o->stopped,
-           (unsigned long long)o->fired, (unsigned long long)f.wheel.stats.events,
-           (unsigned long long)f.wheel.now);
+    printf("# random/%s: started=%llu stopped=%llu fired=%llu (%llu restarted at once) events=%llu now=%llu\n",
+           b->name, (unsigned long long)o->started, (unsigned long long)o->stopped,
+           (unsigned long long)o->fired, (unsigned long long)o->zero_restarts,
+           (unsigned long long)f.wheel.stats.events, (unsigned long long)f.wheel.now);
     if (o->fired == 0)
         tw_test_fail(__FILE__, __LINE__, "nothing fired: the workload is broken");
     if (summary) {
