@@ -345,13 +345,21 @@ static int listed_ok(const tw_timer *t)
     return t->where != WHERE_IDLE && links_ok(t);
 }
 
-/* Takes t, the first timer of list `head`, out of it when its links are
- * damaged, without following them: its successor is the node, found walking
- * back from the list's end over set and aligned links only, whose prev is t
- * (bounded by the timers queued). The others stay queued; t is no longer
- * counted. 0 if t is out, else TW_ECORRUPT with the list left as it was. */
-static int drop_damaged_first(tw_wheel *w, tw_list *head, const tw_timer *t)
+/* Mends list `head` when t, its first timer, fails its check, without
+ * following a damaged link: walking back from the list's end over set and
+ * aligned links only (bounded by the timers queued), it takes out either
+ * - t itself, its successor being the node whose prev is t (t's own links
+ *   overwritten, or t initialised again), or
+ * - t's successor when that one no longer links back to t (a timer
+ *   initialised again while queued, then left idle or started elsewhere):
+ *   the entry is stale, and t links to the node whose prev it is; the timer
+ *   itself is not touched, where it is now is its own.
+ * Either way one entry fewer is counted queued (initialising a queued
+ * timer forgot it; starting it again counted it anew). 0 if one is out,
+ * else TW_ECORRUPT with the list left as it was. */
+static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
 {
+    tw_list *after_t = links_set(t) && t->link.prev == head ? t->link.next : NULL;
     tw_list *n = head;
     for (size_t k = 0; k <= w->pending + 1; k++) {
         tw_list *p = n->prev;
@@ -360,6 +368,12 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, const tw_timer *t)
         if (p == &t->link) {
             head->next = n;
             n->prev = head;
+            w->pending--;
+            return 0;
+        }
+        if (p == after_t && p != head && p->prev != &t->link) {
+            t->link.next = n;
+            n->prev = &t->link;
             w->pending--;
             return 0;
         }

@@ -1028,17 +1028,67 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(lone.fired, 0);
     CHECK_EQ(tw_count_pending(w), with_lone - 1);
 
-    /* A queued timer initialised again and started elsewhere leaves its
-     * slot's list pointing at it: the slot's next visit ends with
-     * TW_ECORRUPT (it never ended), here and in every later call. */
+    /* A queued timer initialised again among others leaves its slot's
+     * list pointing at it, and its neighbours' checks fail: the slot's
+     * visit reports TW_ECORRUPT, takes the stale entry out without
+     * touching the timer, and the others fire on their tick. */
+    probe q0, q1, q2;
+    size_t before_q = tw_count_pending(w);
+    start_probe(&f, &q0, 100);
+    start_probe(&f, &q1, 100);
+    start_probe(&f, &q2, 100);
+    CHECK_OK(tw_timer_init(&q1.timer, on_fire, &q1));
+    CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), 2);
+    CHECK_EQ(q0.fired, 1);
+    CHECK_EQ(q0.fired_at, q0.deadline);
+    CHECK_EQ(q2.fired, 1);
+    CHECK_EQ(q2.fired_at, q2.deadline);
+    CHECK_EQ(q1.fired, 0);
+    CHECK_EQ(tw_pending(&q1.timer), 0);
+    CHECK_EQ(tw_count_pending(w), before_q);
+    /* ... and started again elsewhere: the timer stays where it now is
+     * and fires there, once, on its new deadline. */
     probe r0, r1, r2;
+    size_t before_r = tw_count_pending(w);
     start_probe(&f, &r0, 100);
     start_probe(&f, &r1, 100);
     start_probe(&f, &r2, 100);
     CHECK_OK(tw_timer_init(&r1.timer, on_fire, &r1));
     CHECK_OK(tw_start(w, &r1.timer, 5000));
+    r1.deadline = r1.timer.deadline;
     CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
-    CHECK_EQ(tw_advance(w, 0, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), 2);
+    CHECK_EQ(r0.fired, 1);
+    CHECK_EQ(r0.fired_at, r0.deadline);
+    CHECK_EQ(r2.fired, 1);
+    CHECK_EQ(r2.fired_at, r2.deadline);
+    CHECK_EQ(r1.fired, 0);
+    CHECK_EQ(tw_pending(&r1.timer), 1);
+    CHECK_EQ(tw_count_pending(w), before_r + 1);
+    CHECK_OK(tw_advance(w, 6000, 10));
+    CHECK_EQ(r1.fired, 1);
+    CHECK_EQ(r1.fired_at, r1.deadline);
+    CHECK_EQ(tw_count_pending(w), before_r);
+    /* ... and started again into the same slot, at its end: the list is
+     * beyond mending whole. The visit reports it once and fires what it
+     * can; the wheel goes on (time moves, later timers fire). */
+    probe a0, a1, a2, later;
+    start_probe(&f, &a0, 100);
+    start_probe(&f, &a1, 100);
+    start_probe(&f, &a2, 100);
+    CHECK_OK(tw_timer_init(&a1.timer, on_fire, &a1));
+    CHECK_OK(tw_start(w, &a1.timer, a1.deadline - f.wheel.now));
+    CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
+    CHECK(tw_advance(w, 0, 10) >= 1);
+    CHECK_EQ(a0.fired, 1);
+    CHECK_EQ(a0.fired_at, a0.deadline);
+    CHECK_EQ(tw_stop(w, &a1.timer), TW_ECORRUPT);
+    CHECK_EQ(tw_stop(w, &a2.timer), TW_ECORRUPT);
+    start_probe(&f, &later, 50);
+    CHECK(tw_advance(w, 100, 10) >= 0);
+    CHECK_EQ(later.fired, 1);
+    CHECK_EQ(later.fired_at, later.deadline);
 
     /* Too little memory, memory not aligned for the list heads, a coarse
      * shift past 16, wrong device, dead device. */
