@@ -148,6 +148,9 @@ size_t tw_mem_size(const tw_geometry *geo);
  * a pointer (malloc's are). After a failure every call refuses the wheel. */
 int tw_init(tw_wheel *w, tw_dev *dev, void *mem, size_t mem_size, const tw_config *cfg);
 
+/* Makes t an idle timer. Stop a queued timer first: one initialised while
+ * queued is forgotten, not stopped, and its slot's visit reports the stale
+ * entry with TW_ECORRUPT (docs/driver.md, under Use). */
 int tw_timer_init(tw_timer *t, tw_callback cb, void *arg);
 /* Fire `ticks` after now. Re-arms a pending timer. 0: due at once, run by
  * the next tw_service call (a callback's restart with 0 is not run again by
