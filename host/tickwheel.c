@@ -345,25 +345,30 @@ static int listed_ok(const tw_timer *t)
     return t->where != WHERE_IDLE && links_ok(t);
 }
 
+static int link_usable(const tw_list *l)
+{
+    return l && (uintptr_t)l % _Alignof(tw_list) == 0;
+}
+
 /* Mends list `head` when t, its first timer, fails its check, without
- * following a damaged link: walking back from the list's end over set and
- * aligned links only (bounded by the timers queued), it takes out either
- * - t itself, its successor being the node whose prev is t (t's own links
- *   overwritten, or t initialised again), or
- * - t's successor when that one no longer links back to t (a timer
- *   initialised again while queued, then left idle or started elsewhere):
- *   the entry is stale, and t links to the node whose prev it is; the timer
- *   itself is not touched, where it is now is its own.
+ * following a damaged link: walking back from the node before `head` over
+ * set and aligned links only (bounded by the timers queued), it takes out
+ * - t itself if the walk meets it: its successor is the node whose prev is
+ *   t (t's own next overwritten, or t initialised again and maybe queued
+ *   elsewhere since: t itself is not touched, where it is now is its own);
+ * - else t's successor, if the walk met that one and it does not link back
+ *   to t: a stale entry (a timer initialised again while queued, left idle
+ *   or started elsewhere), bypassed the same way.
  * Either way one entry fewer is counted queued (initialising a queued
  * timer forgot it; starting it again counted it anew). 0 if one is out,
  * else TW_ECORRUPT with the list left as it was. */
 static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
 {
     tw_list *after_t = links_set(t) && t->link.prev == head ? t->link.next : NULL;
-    tw_list *n = head;
-    for (size_t k = 0; k <= w->pending + 1; k++) {
+    tw_list *n = head, *after_stale = NULL;
+    for (size_t k = 0; k <= w->pending + 2; k++) {
         tw_list *p = n->prev;
-        if (!p || (uintptr_t)p % _Alignof(tw_list))
+        if (!link_usable(p) || p == n)
             break;
         if (p == &t->link) {
             head->next = n;
@@ -371,17 +376,65 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
             w->pending--;
             return 0;
         }
-        if (p == after_t && p != head && p->prev != &t->link) {
-            t->link.next = n;
-            n->prev = &t->link;
-            w->pending--;
-            return 0;
-        }
+        if (p == after_t && !after_stale && p != head && p->prev != &t->link)
+            after_stale = n; /* unless t itself comes later in the walk */
         if (p == head)
             break;
         n = p;
     }
+    if (!after_stale)
+        return TW_ECORRUPT;
+    t->link.next = after_stale;
+    after_stale->prev = &t->link;
+    w->pending--;
+    return 0;
+}
+
+/* Takes out the node before `node` (in list `head`) when it does not link
+ * forward to `node`: a stale entry, its timer initialised again while
+ * queued, or a damaged one. An append or unlink next to it would write
+ * through it into memory the list no longer owns. Its predecessor is the
+ * node, found walking forward from `head` over set and aligned links only
+ * (bounded by the timers queued), whose next is it. drop_stale_before:
+ * 0 if the node before is whole, 1 if it was taken out (one entry fewer
+ * counted), else TW_ECORRUPT. */
+__attribute__((noinline, cold)) static int take_out_stale(tw_wheel *w, tw_list *head, tw_list *node)
+{
+    tw_list *stale = node->prev, *m = head;
+    for (size_t k = 0; k <= w->pending + 2; k++) {
+        tw_list *next = m->next;
+        if (!link_usable(next) || next == m)
+            break;
+        if (next == stale) {
+            m->next = node;
+            node->prev = m;
+            w->pending--;
+            return 1;
+        }
+        if (next == head)
+            break;
+        m = next;
+    }
     return TW_ECORRUPT;
+}
+
+/* The check is inline, on every append; the walk is for damaged lists. */
+static inline int drop_stale_before(tw_wheel *w, tw_list *head, tw_list *node)
+{
+    return node->prev->next == node ? 0 : take_out_stale(w, head, node);
+}
+
+/* Appends queued timer t (unlinked, counted) to `head`, after taking out a
+ * stale last entry. If that cannot be done, t is left idle and uncounted. */
+static int append_timer(tw_wheel *w, tw_list *head, tw_timer *t)
+{
+    if (drop_stale_before(w, head, head) < 0) {
+        t->where = WHERE_IDLE;
+        w->pending--;
+        return TW_ECORRUPT;
+    }
+    list_append(head, &t->link);
+    return 0;
 }
 
 /* The checks every call makes on a timer. Its links are checked where they
@@ -431,17 +484,21 @@ int tw_pending(const tw_timer *t)
     return t->where != WHERE_IDLE;
 }
 
-/* Puts t (unlinked) into the slot for its deadline as seen from w->now. */
+/* Puts t (unlinked) into the slot for its deadline as seen from w->now.
+ * TW_ECORRUPT: the list's damage left t idle (append_timer); any other
+ * error is a failed arm, with t queued. */
 static int insert(tw_wheel *w, tw_timer *t)
 {
     size_t idx;
     if (t->deadline <= w->now) {
-        list_append(&w->expired, &t->link);
+        if (append_timer(w, &w->expired, t) < 0)
+            return TW_ECORRUPT;
         t->where = w->timer_tag | WHERE_EXPIRED;
         return 0;
     }
     idx = place(w, t->deadline, w->now);
-    list_append(&w->slots[idx], &t->link);
+    if (append_timer(w, &w->slots[idx], t) < 0)
+        return TW_ECORRUPT;
     t->where = w->timer_tag | (WHERE_SLOT0 + (uint32_t)idx);
     if (!slot_armed(w, idx))
         return arm_slot(w, idx, next_visit(w, idx, w->now));
@@ -465,7 +522,9 @@ static inline int start_prologue(tw_wheel *w, tw_timer *t)
 static int deadline_after(const tw_wheel *w, uint64_t ticks, uint64_t *deadline)
 {
     uint64_t partial = (w->source != TW_TIME_VIRTUAL && ticks) ? 1 : 0;
-    if (ticks > UINT64_MAX - w->now - partial)
+    /* w->now can be UINT64_MAX itself (real time held at the end of time):
+     * the partial tick is added to the side that cannot wrap. */
+    if (ticks > UINT64_MAX - w->now || ticks + partial > UINT64_MAX - w->now)
         return TW_ERANGE;
     *deadline = w->now + ticks + partial;
     return 0;
@@ -497,8 +556,7 @@ static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
     t->deadline = deadline;
     /* Queued: a failed arm is not the caller's error. need_resync makes the
      * next service, advance or ticks_until_next re-arm it (bus_errors counts). */
-    (void)insert(w, t);
-    return 0;
+    return insert(w, t) == TW_ECORRUPT ? TW_ECORRUPT : 0;
 }
 
 int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
@@ -596,7 +654,8 @@ static int visit_one(tw_wheel *w, size_t idx, tw_timer *t)
     if (t->deadline <= w->now) {
         if (t->deadline < w->now)
             w->stats.late_fires++;
-        list_append(&w->expired, &t->link);
+        if (append_timer(w, &w->expired, t) < 0)
+            return TW_ECORRUPT;
         t->where = w->timer_tag | WHERE_EXPIRED;
         return 0;
     }
@@ -606,7 +665,8 @@ static int visit_one(tw_wheel *w, size_t idx, tw_timer *t)
     if (!(w->coarse_shift ? visit_at(w, idx, t->deadline)
                           : next_visit(w, idx, w->now) == t->deadline))
         to = place(w, t->deadline, w->now); /* idx again: a later revolution */
-    list_append(&w->slots[to], &t->link);
+    if (append_timer(w, &w->slots[to], t) < 0)
+        return TW_ECORRUPT;
     if (to == idx)
         return 0;
     w->stats.cascades++;
@@ -639,7 +699,7 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
             w->visit_left--;
         }
         tw_timer *t = timer_of(w->visiting.next);
-        if (!listed_ok(t)) {
+        if (!listed_ok(t) || t->link.prev != &w->visiting) {
             /* A queued timer the caller's memory broke (initialised again,
              * or its links overwritten after a re-arm that left it in its
              * slot): reported, and the visit goes on without it if it can
@@ -669,8 +729,22 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
  * in idx wait for its next visit. Returns as visit_continue. */
 static int visit_start(tw_wheel *w, size_t idx, int all, int *rc)
 {
+    tw_list *slot = &w->slots[idx];
     w->visit_idx = idx;
-    list_take_all(&w->visiting, &w->slots[idx]);
+    /* The move writes into the first and last entries: a stale one there
+     * is taken out first, and reported. */
+    int last = drop_stale_before(w, slot, slot);
+    if (last != 0) {
+        *rc = TW_ECORRUPT;
+        if (last < 0)
+            return 1;
+    }
+    if (!list_empty(slot) && slot->next->prev != slot) {
+        *rc = TW_ECORRUPT;
+        if (drop_damaged_first(w, slot, timer_of(slot->next)) < 0)
+            return 1;
+    }
+    list_take_all(&w->visiting, slot);
     return visit_continue(w, all, rc);
 }
 
@@ -802,11 +876,15 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     unsigned ran = 0;
     tw_list batch_end;
     int rc = 0;
+    if (list_empty(&w->expired))
+        return 0;
+    if (drop_stale_before(w, &w->expired, &w->expired) != 0)
+        return TW_ECORRUPT; /* reported; the others run at the next call */
     list_append(&w->expired, &batch_end);
     w->in_callbacks = 1;
     while (ran < budget && w->expired.next != &batch_end) {
         tw_timer *t = timer_of(w->expired.next);
-        if (!listed_ok(t)) {
+        if (!listed_ok(t) || t->link.prev != &w->expired) {
             /* Reported; the other timers run at the next call. */
             (void)drop_damaged_first(w, &w->expired, t);
             rc = TW_ECORRUPT;
@@ -819,6 +897,11 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
         ran++;
         t->callback(t, w->now, t->arg);
     }
+    /* A callback may have initialised again a timer next to the mark. */
+    if (drop_stale_before(w, &w->expired, &batch_end) != 0 ||
+        (batch_end.next != &w->expired && batch_end.next->prev != &batch_end &&
+         drop_damaged_first(w, &batch_end, timer_of(batch_end.next)) < 0))
+        rc = TW_ECORRUPT;
     list_unlink(&batch_end);
     w->in_callbacks = 0;
     return rc < 0 ? rc : (int)ran;
@@ -1355,13 +1438,25 @@ size_t tw_mem_size(const tw_geometry *geo)
     return nslots * sizeof(tw_list) + (nslots + 63) / 64 * sizeof(uint64_t);
 }
 
+/* Counts tw_init calls, so that a wheel initialised again (after a failure,
+ * say) gets a new tag: the timers it had queued, which its new lists no
+ * longer hold, are then refused as another wheel's rather than re-armed in
+ * place and lost. Atomic: wheels may be initialised on several threads. */
+#ifndef __STDC_NO_ATOMICS__
+static _Atomic uint_least32_t wheel_inits;
+#else
+static uint_least32_t wheel_inits;
+#endif
+
 /* The high half of a queued timer's `where` (timer_check): a hash of the
  * wheel's address and its memory's, so that two wheels share one only by
- * chance (one pair in 65,536), with no state outside the wheel. */
+ * chance (one pair in 65,536), plus the count of initialisations, so that
+ * the same wheel's next 65,535 lives each have a tag of their own. */
 static uint32_t wheel_tag(const tw_wheel *w, const void *mem)
 {
     uint64_t h = ((uint64_t)(uintptr_t)w ^ ((uint64_t)(uintptr_t)mem << 1)) * UINT64_C(0x9E3779B97F4A7C15);
-    return (uint32_t)(h >> 48) << 16;
+    uint32_t life = (uint32_t)wheel_inits++;
+    return (((uint32_t)(h >> 48) + life) & 0xFFFFu) << 16;
 }
 
 /* A host that stopped in the middle of an ADVANCE (killed inside

@@ -461,6 +461,20 @@ static void test_end_of_time(const tw_backend *b)
         CHECK_EQ(p[i].fired, 1);
         CHECK(p[i].fired_at == p[i].deadline);
     }
+    /* Real time held at the very end: a start of any length runs past it
+     * (the tick's partial rounding must not wrap the check). */
+    tw_config real = {.source = TW_TIME_INTERNAL, .prescale = 100, .epoch = 0xFFFF};
+    tw_geometry geo;
+    CHECK_OK(tw_probe(&f.dev, &geo));
+    CHECK_OK(tw_init(w, &f.dev, f.mem, tw_mem_size(&geo), &real));
+    tw_dev_wait_irq(&f.dev, 2000);
+    CHECK_EQ(now_of(&f), UINT64_MAX);
+    CHECK_EQ(tw_start(w, &q.timer, 1000), TW_ERANGE);
+    CHECK_EQ(tw_start(w, &q.timer, 1), TW_ERANGE);
+    CHECK_EQ(tw_pending(&q.timer), 0);
+    CHECK_OK(tw_start(w, &q.timer, 0)); /* due now: runs at the next service */
+    CHECK_EQ(tw_service(w, 10), 1);
+    CHECK_EQ(q.fired, 1);
 out:
     tw_fixture_close(&f);
 }
@@ -916,6 +930,94 @@ static int fake_wait(void *ctx, uint64_t n)
     return 0;
 }
 
+/* Stale entries where the lists are written, not only where a visit
+ * reads them: a queued timer initialised again at the front or the end of a
+ * slot, or left on the expired list; and a damaged link that skips healthy
+ * timers. Each is taken out (one TW_ECORRUPT from the call that finds it
+ * on a visit or a run of callbacks), the timer itself is not touched, and
+ * every other timer fires once, on its tick. */
+static void bad_list_entries(tw_fixture *f)
+{
+    tw_wheel *w = &f->wheel;
+    size_t base = tw_count_pending(w);
+
+    /* At the front of its slot, started again elsewhere. */
+    probe s, a, b;
+    start_probe(f, &s, 100);
+    start_probe(f, &a, 100);
+    start_probe(f, &b, 100);
+    CHECK_OK(tw_timer_init(&s.timer, on_fire, &s));
+    CHECK_OK(tw_start(w, &s.timer, 5000));
+    s.deadline = s.timer.deadline;
+    CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), 2);
+    CHECK(a.fired == 1 && a.fired_at == a.deadline && b.fired == 1 && b.fired_at == b.deadline);
+    CHECK_EQ(tw_count_pending(w), base + 1);
+    CHECK_OK(tw_advance(w, 5000, 10));
+    CHECK(s.fired == 1 && s.fired_at == s.deadline);
+    CHECK_EQ(tw_count_pending(w), base);
+
+    /* Left on the expired list (a budget of one), then started again
+     * elsewhere, or left idle: the run of callbacks takes the entry out;
+     * the timer fires on its new deadline, or is idle and can start. */
+    for (int idle = 0; idle < 2; idle++) {
+        probe e0, e1;
+        start_probe(f, &e0, 10);
+        start_probe(f, &e1, 10);
+        CHECK_EQ(tw_advance(w, 10, 1), 1);
+        CHECK_EQ(tw_pending(&e1.timer), 1);
+        CHECK_OK(tw_timer_init(&e1.timer, on_fire, &e1));
+        if (!idle) {
+            CHECK_OK(tw_start(w, &e1.timer, 1000));
+            e1.deadline = e1.timer.deadline;
+        }
+        CHECK_EQ(tw_advance(w, 0, 10), TW_ECORRUPT);
+        CHECK_EQ(e1.fired, 0);
+        CHECK_EQ(tw_pending(&e1.timer), !idle);
+        if (idle) {
+            start_probe(f, &e1, 5);
+            CHECK_EQ(tw_count_pending(w), base + 1);
+        }
+        CHECK_OK(tw_advance(w, 1000, 10));
+        CHECK(e0.fired == 1 && e0.fired_at == e0.deadline);
+        CHECK(e1.fired == 1 && e1.fired_at == e1.deadline);
+        CHECK_EQ(tw_count_pending(w), base);
+    }
+
+    /* At the end of its slot, started again into another slot: a start
+     * into the old slot appends after it, which takes it out first (the
+     * append would write into the timer, now another slot's); the timer can
+     * still be stopped where it is. */
+    probe a2, s2, c2, x, y;
+    start_probe(f, &a2, 100);
+    start_probe(f, &s2, 100);
+    CHECK_OK(tw_timer_init(&s2.timer, on_fire, &s2));
+    start_probe(f, &x, 3000);
+    CHECK_OK(tw_start(w, &s2.timer, 3000));
+    start_probe(f, &y, 3000);
+    start_probe(f, &c2, 100);
+    CHECK_EQ(tw_count_pending(w), base + 6 - 1); /* s2 counted twice, its stale entry taken out */
+    CHECK_EQ(tw_stop(w, &s2.timer), 1);
+    CHECK_OK(tw_advance(w, 3100, 10));
+    CHECK(a2.fired == 1 && a2.fired_at == a2.deadline && c2.fired == 1 && c2.fired_at == c2.deadline);
+    CHECK(x.fired == 1 && x.fired_at == x.deadline && y.fired == 1 && y.fired_at == y.deadline);
+    CHECK_EQ(s2.fired, 0);
+    CHECK_EQ(tw_count_pending(w), base);
+
+    /* The first timer's next overwritten to skip the second: the damaged
+     * timer is taken out, not the two healthy ones after it. */
+    probe d0, d1, d2;
+    start_probe(f, &d0, 100);
+    start_probe(f, &d1, 100);
+    start_probe(f, &d2, 100);
+    d0.timer.link.next = &d2.timer.link;
+    CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), 2);
+    CHECK(d1.fired == 1 && d1.fired_at == d1.deadline && d2.fired == 1 && d2.fired_at == d2.deadline);
+    CHECK_EQ(d0.fired, 0);
+    CHECK_EQ(tw_count_pending(w), base);
+}
+
 static void test_bad_input(const tw_backend *b)
 {
     tw_fixture f;
@@ -1089,6 +1191,7 @@ static void test_bad_input(const tw_backend *b)
     CHECK(tw_advance(w, 100, 10) >= 0);
     CHECK_EQ(later.fired, 1);
     CHECK_EQ(later.fired_at, later.deadline);
+    bad_list_entries(&f);
 
     /* Too little memory, memory not aligned for the list heads, a coarse
      * shift past 16, wrong device, dead device. */
@@ -1152,6 +1255,21 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(tw_pending(&u), 0);
     free(mem2);
     CHECK(strcmp(tw_strerror(TW_ECORRUPT), tw_strerror(TW_ERANGE)) != 0);
+    /* The wheel initialised again over its own memory forgets its queued
+     * timers: they are refused as another wheel's, not re-armed in lists
+     * that no longer hold them (and lost), nor stopped (the count wrapped). */
+    probe old;
+    start_probe(&f, &old, 100);
+    tw_geometry geo;
+    CHECK_OK(tw_probe(&f.dev, &geo));
+    CHECK_OK(tw_init(w, &f.dev, f.mem, tw_mem_size(&geo), &cfg));
+    CHECK_EQ(tw_count_pending(w), 0);
+    CHECK_EQ(tw_start(w, &old.timer, 500), TW_EINVAL);
+    CHECK_EQ(tw_stop(w, &old.timer), TW_EINVAL);
+    CHECK_EQ(tw_count_pending(w), 0);
+    start_probe(&f, &old, 50);
+    CHECK_OK(tw_advance(w, 60, 10));
+    CHECK(old.fired == 1 && old.fired_at == old.deadline);
 out:
     tw_fixture_close(&f);
 }
