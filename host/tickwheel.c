@@ -897,10 +897,12 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
         ran++;
         t->callback(t, w->now, t->arg);
     }
-    /* A callback may have initialised again a timer next to the mark. */
-    if (drop_stale_before(w, &w->expired, &batch_end) != 0 ||
-        (batch_end.next != &w->expired && batch_end.next->prev != &batch_end &&
-         drop_damaged_first(w, &batch_end, timer_of(batch_end.next)) < 0))
+    /* A callback may have initialised again a timer next to the mark:
+     * take it out (reported) before the unlink writes into it. */
+    int stale_after = batch_end.next != &w->expired && batch_end.next->prev != &batch_end;
+    if (stale_after)
+        (void)drop_damaged_first(w, &batch_end, timer_of(batch_end.next));
+    if (drop_stale_before(w, &w->expired, &batch_end) != 0 || stale_after)
         rc = TW_ECORRUPT;
     list_unlink(&batch_end);
     w->in_callbacks = 0;

@@ -930,6 +930,33 @@ static int fake_wait(void *ctx, uint64_t n)
     return 0;
 }
 
+/* Two callbacks on one tick: the first restarts `victim` with 0 ticks (it
+ * waits after the run's mark), the second initialises it again there. */
+typedef struct mark_ctx {
+    tw_wheel *w;
+    probe victim;
+    int runs;
+} mark_ctx;
+
+static void on_restart_victim(tw_timer *t, uint64_t now, void *arg)
+{
+    mark_ctx *m = arg;
+    (void)t;
+    (void)now;
+    m->runs++;
+    if (tw_start(m->w, &m->victim.timer, 0) != 0)
+        m->runs += 100;
+}
+
+static void on_reinit_victim(tw_timer *t, uint64_t now, void *arg)
+{
+    mark_ctx *m = arg;
+    (void)t;
+    (void)now;
+    m->runs++;
+    tw_timer_init(&m->victim.timer, on_fire, &m->victim);
+}
+
 /* Stale entries where the lists are written, not only where a visit
  * reads them: a queued timer initialised again at the front or the end of a
  * slot, or left on the expired list; and a damaged link that skips healthy
@@ -1016,6 +1043,26 @@ static void bad_list_entries(tw_fixture *f)
     CHECK(d1.fired == 1 && d1.fired_at == d1.deadline && d2.fired == 1 && d2.fired_at == d2.deadline);
     CHECK_EQ(d0.fired, 0);
     CHECK_EQ(tw_count_pending(w), base);
+
+    /* A timer initialised again by a callback while it waits after the run
+     * of callbacks' mark: the mark is taken out around it, not written into
+     * it, and the timer is idle and can start. */
+    mark_ctx m = {.w = w};
+    tw_timer first, second;
+    memset(&m.victim, 0, sizeof m.victim);
+    CHECK_OK(tw_timer_init(&m.victim.timer, on_fire, &m.victim));
+    CHECK_OK(tw_timer_init(&first, on_restart_victim, &m));
+    CHECK_OK(tw_timer_init(&second, on_reinit_victim, &m));
+    CHECK_OK(tw_start(w, &first, 10));
+    CHECK_OK(tw_start(w, &second, 10));
+    CHECK_EQ(tw_advance(w, 10, 10), TW_ECORRUPT);
+    CHECK_EQ(m.runs, 2);
+    CHECK_EQ(m.victim.fired, 0);
+    CHECK_EQ(tw_pending(&m.victim.timer), 0);
+    CHECK_EQ(tw_count_pending(w), base);
+    start_probe(f, &m.victim, 5);
+    CHECK_OK(tw_advance(w, 10, 10));
+    CHECK(m.victim.fired == 1 && m.victim.fired_at == m.victim.deadline);
 }
 
 static void test_bad_input(const tw_backend *b)
