@@ -424,77 +424,14 @@ static inline int drop_stale_before(tw_wheel *w, tw_list *head, tw_list *node)
     return node->prev->next == node ? 0 : take_out_stale(w, head, node);
 }
 
-/* How many nodes follow `head` over usable links, at most `bound`. */
-static size_t list_length(tw_list *head, size_t bound)
-{
-    size_t n = 0;
-    for (tw_list *l = head->next; l != head && n < bound && link_usable(l); l = l->next)
-        n++;
-    return n;
-}
-
-/* Counts the queued timers again, from the lists (while callbacks run,
- * the expired list also holds their mark). */
-static void recount_pending(tw_wheel *w)
-{
-    size_t bound = w->pending + 2;
-    size_t n = list_length(&w->expired, bound) + list_length(&w->visiting, bound);
-    for (size_t i = 0; i < w->nslots; i++)
-        n += list_length(&w->slots[i], bound);
-    w->pending = n - (w->in_callbacks ? 1 : 0);
-}
-
-/* A node a salvage keeps: one of this wheel's queued timers. */
-static int node_kept(const tw_wheel *w, tw_list *n)
-{
-    uint32_t where = timer_of(n)->where;
-    return where != WHERE_IDLE && WHERE_TAG(where) == w->timer_tag;
-}
-
-/* The last resort for list `head` (never the expired list while its
- * callbacks run: their mark is no timer) when a stale or damaged entry
- * cannot be taken out alone, several in a row say (every timer of a slot
- * initialised again): keeps the timers reachable from the head forwards,
- * and backwards, over links that point back, joins the two runs, and
- * counts the queued timers again. Those in between are lost to the wheel
- * (their tw_stop returns TW_ECORRUPT). Error path only: the count walks
- * every list. */
-__attribute__((noinline, cold)) static void salvage_list(tw_wheel *w, tw_list *head)
-{
-    size_t bound = w->pending + 2;
-    tw_list *a = head, *b = head;
-    for (size_t k = 0; k < bound; k++) {
-        tw_list *n = a->next;
-        if (n == head || !link_usable(n) || n->prev != a || !node_kept(w, n))
-            break;
-        a = n;
-    }
-    for (size_t k = 0; k < bound; k++) {
-        tw_list *n = b->prev;
-        if (n == head || n == a || !link_usable(n) || n->next != b || !node_kept(w, n))
-            break;
-        b = n;
-    }
-    a->next = b;
-    b->prev = a;
-    recount_pending(w);
-}
-
 /* Appends queued timer t (unlinked, counted) to `head`, after taking out a
- * stale last entry, or salvaging the list if that cannot be done alone.
- * Only the expired list while its callbacks run is not salvaged (their
- * mark is no timer): then t is left idle and uncounted, and TW_ECORRUPT
- * returned. */
+ * stale last entry. If that cannot be done, t is left idle and uncounted. */
 static int append_timer(tw_wheel *w, tw_list *head, tw_timer *t)
 {
     if (drop_stale_before(w, head, head) < 0) {
-        if (w->in_callbacks && head == &w->expired) {
-            t->where = WHERE_IDLE;
-            w->pending--;
-            return TW_ECORRUPT;
-        }
-        salvage_list(w, head);
-        w->pending++; /* t, counted but in no list during the count */
+        t->where = WHERE_IDLE;
+        w->pending--;
+        return TW_ECORRUPT;
     }
     list_append(head, &t->link);
     return 0;
@@ -768,10 +705,8 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
              * slot): reported, and the visit goes on without it if it can
              * be taken out. */
             *rc = TW_ECORRUPT;
-            if (drop_damaged_first(w, &w->visiting, t) < 0) {
-                salvage_list(w, &w->visiting);
-                walked = 0;
-            }
+            if (drop_damaged_first(w, &w->visiting, t) < 0)
+                return 1;
             continue;
         }
         /* A visit walks timers spread over the caller's memory: fetch the
@@ -802,12 +737,12 @@ static int visit_start(tw_wheel *w, size_t idx, int all, int *rc)
     if (last != 0) {
         *rc = TW_ECORRUPT;
         if (last < 0)
-            salvage_list(w, slot);
+            return 1;
     }
     if (!list_empty(slot) && slot->next->prev != slot) {
         *rc = TW_ECORRUPT;
         if (drop_damaged_first(w, slot, timer_of(slot->next)) < 0)
-            salvage_list(w, slot);
+            return 1;
     }
     list_take_all(&w->visiting, slot);
     return visit_continue(w, all, rc);
@@ -943,18 +878,8 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     int rc = 0;
     if (list_empty(&w->expired))
         return 0;
-    /* Damage left by the last run (a failed take-out) or since: mended
-     * here, before the mark goes in; reported, the others run at the next
-     * call. */
-    tw_timer *first = timer_of(w->expired.next);
-    int damaged = first->link.prev != &w->expired || !listed_ok(first);
-    if (damaged && drop_damaged_first(w, &w->expired, first) < 0)
-        salvage_list(w, &w->expired);
-    int last = drop_stale_before(w, &w->expired, &w->expired);
-    if (last < 0)
-        salvage_list(w, &w->expired);
-    if (damaged || last != 0)
-        return TW_ECORRUPT;
+    if (drop_stale_before(w, &w->expired, &w->expired) != 0)
+        return TW_ECORRUPT; /* reported; the others run at the next call */
     list_append(&w->expired, &batch_end);
     w->in_callbacks = 1;
     while (ran < budget && w->expired.next != &batch_end) {
