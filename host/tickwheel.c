@@ -424,17 +424,74 @@ static inline int drop_stale_before(tw_wheel *w, tw_list *head, tw_list *node)
     return node->prev->next == node ? 0 : take_out_stale(w, head, node);
 }
 
+/* A node a salvage keeps: one of this wheel's queued timers, or the run of
+ * callbacks' mark. */
+static int node_kept(const tw_wheel *w, tw_list *n)
+{
+    if (n == w->mark)
+        return 1;
+    uint32_t where = timer_of(n)->where;
+    return where != WHERE_IDLE && WHERE_TAG(where) == w->timer_tag;
+}
+
+/* Makes list `head` whole: keeps the nodes reachable from the head
+ * forwards, then backwards, over usable links that point back (at most
+ * `bound` each way), and joins the two runs. Returns the timers kept. */
+static size_t mend_list(tw_wheel *w, tw_list *head, size_t bound)
+{
+    size_t kept = 0;
+    tw_list *a = head, *b = head;
+    for (size_t k = 0; k < bound; k++) {
+        tw_list *n = a->next;
+        if (n == head) {
+            head->prev = a; /* whole forwards: that is the list */
+            return kept;
+        }
+        if (!link_usable(n) || n->prev != a || !node_kept(w, n))
+            break;
+        kept += n != w->mark;
+        a = n;
+    }
+    for (size_t k = 0; k < bound; k++) {
+        tw_list *n = b->prev;
+        if (n == head || n == a || !link_usable(n) || n->next != b || !node_kept(w, n))
+            break;
+        kept += n != w->mark;
+        b = n;
+    }
+    a->next = b;
+    b->prev = a;
+    return kept;
+}
+
+/* The last resort when a stale or damaged entry cannot be taken out alone:
+ * several in a row, say (every timer of a slot initialised again). Mends
+ * every list (mend_list) and counts the queued timers again; the timers
+ * no list reaches any more are lost to the wheel (their tw_stop returns
+ * TW_ECORRUPT). Error path only: it walks every list. */
+__attribute__((noinline, cold)) static void salvage_lists(tw_wheel *w)
+{
+    size_t bound = w->pending + 2;
+    size_t n = mend_list(w, &w->expired, bound) + mend_list(w, &w->visiting, bound);
+    for (size_t i = 0; i < w->nslots; i++)
+        n += mend_list(w, &w->slots[i], bound);
+    /* The mark must stay in the expired list: the run of callbacks stops at
+     * it and unlinks it. */
+    tw_list *m = w->mark;
+    if (m && !(link_usable(m->prev) && m->prev->next == m && link_usable(m->next) && m->next->prev == m))
+        list_append(&w->expired, m);
+    w->pending = n;
+}
+
 /* Appends queued timer t (unlinked, counted) to `head`, after taking out a
- * stale last entry. If that cannot be done, t is left idle and uncounted. */
-static int append_timer(tw_wheel *w, tw_list *head, tw_timer *t)
+ * stale last entry, or salvaging the lists if that cannot be done alone. */
+static void append_timer(tw_wheel *w, tw_list *head, tw_timer *t)
 {
     if (drop_stale_before(w, head, head) < 0) {
-        t->where = WHERE_IDLE;
-        w->pending--;
-        return TW_ECORRUPT;
+        salvage_lists(w);
+        w->pending++; /* t: counted, but in no list during the count */
     }
     list_append(head, &t->link);
-    return 0;
 }
 
 /* The checks every call makes on a timer. Its links are checked where they
@@ -484,21 +541,17 @@ int tw_pending(const tw_timer *t)
     return t->where != WHERE_IDLE;
 }
 
-/* Puts t (unlinked) into the slot for its deadline as seen from w->now.
- * TW_ECORRUPT: the list's damage left t idle (append_timer); any other
- * error is a failed arm, with t queued. */
+/* Puts t (unlinked) into the slot for its deadline as seen from w->now. */
 static int insert(tw_wheel *w, tw_timer *t)
 {
     size_t idx;
     if (t->deadline <= w->now) {
-        if (append_timer(w, &w->expired, t) < 0)
-            return TW_ECORRUPT;
+        append_timer(w, &w->expired, t);
         t->where = w->timer_tag | WHERE_EXPIRED;
         return 0;
     }
     idx = place(w, t->deadline, w->now);
-    if (append_timer(w, &w->slots[idx], t) < 0)
-        return TW_ECORRUPT;
+    append_timer(w, &w->slots[idx], t);
     t->where = w->timer_tag | (WHERE_SLOT0 + (uint32_t)idx);
     if (!slot_armed(w, idx))
         return arm_slot(w, idx, next_visit(w, idx, w->now));
@@ -556,7 +609,8 @@ static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
     t->deadline = deadline;
     /* Queued: a failed arm is not the caller's error. need_resync makes the
      * next service, advance or ticks_until_next re-arm it (bus_errors counts). */
-    return insert(w, t) == TW_ECORRUPT ? TW_ECORRUPT : 0;
+    (void)insert(w, t);
+    return 0;
 }
 
 int tw_start(tw_wheel *w, tw_timer *t, uint64_t ticks)
@@ -654,8 +708,7 @@ static int visit_one(tw_wheel *w, size_t idx, tw_timer *t)
     if (t->deadline <= w->now) {
         if (t->deadline < w->now)
             w->stats.late_fires++;
-        if (append_timer(w, &w->expired, t) < 0)
-            return TW_ECORRUPT;
+        append_timer(w, &w->expired, t);
         t->where = w->timer_tag | WHERE_EXPIRED;
         return 0;
     }
@@ -665,8 +718,7 @@ static int visit_one(tw_wheel *w, size_t idx, tw_timer *t)
     if (!(w->coarse_shift ? visit_at(w, idx, t->deadline)
                           : next_visit(w, idx, w->now) == t->deadline))
         to = place(w, t->deadline, w->now); /* idx again: a later revolution */
-    if (append_timer(w, &w->slots[to], t) < 0)
-        return TW_ECORRUPT;
+    append_timer(w, &w->slots[to], t);
     if (to == idx)
         return 0;
     w->stats.cascades++;
@@ -705,8 +757,10 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
              * slot): reported, and the visit goes on without it if it can
              * be taken out. */
             *rc = TW_ECORRUPT;
-            if (drop_damaged_first(w, &w->visiting, t) < 0)
-                return 1;
+            if (drop_damaged_first(w, &w->visiting, t) < 0) {
+                salvage_lists(w);
+                walked = 0;
+            }
             continue;
         }
         /* A visit walks timers spread over the caller's memory: fetch the
@@ -737,12 +791,12 @@ static int visit_start(tw_wheel *w, size_t idx, int all, int *rc)
     if (last != 0) {
         *rc = TW_ECORRUPT;
         if (last < 0)
-            return 1;
+            salvage_lists(w);
     }
     if (!list_empty(slot) && slot->next->prev != slot) {
         *rc = TW_ECORRUPT;
         if (drop_damaged_first(w, slot, timer_of(slot->next)) < 0)
-            return 1;
+            salvage_lists(w);
     }
     list_take_all(&w->visiting, slot);
     return visit_continue(w, all, rc);
@@ -878,15 +932,27 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     int rc = 0;
     if (list_empty(&w->expired))
         return 0;
-    if (drop_stale_before(w, &w->expired, &w->expired) != 0)
-        return TW_ECORRUPT; /* reported; the others run at the next call */
+    /* Damage met by the last run (when its take-out failed) or since:
+     * mended before the mark goes in, reported; the others run at the
+     * next call. */
+    tw_timer *first = timer_of(w->expired.next);
+    int damaged = first->link.prev != &w->expired || !listed_ok(first);
+    if (damaged && drop_damaged_first(w, &w->expired, first) < 0)
+        salvage_lists(w);
+    int last = drop_stale_before(w, &w->expired, &w->expired);
+    if (last < 0)
+        salvage_lists(w);
+    if (damaged || last != 0)
+        return TW_ECORRUPT;
     list_append(&w->expired, &batch_end);
+    w->mark = &batch_end;
     w->in_callbacks = 1;
     while (ran < budget && w->expired.next != &batch_end) {
         tw_timer *t = timer_of(w->expired.next);
         if (!listed_ok(t) || t->link.prev != &w->expired) {
             /* Reported; the other timers run at the next call. */
-            (void)drop_damaged_first(w, &w->expired, t);
+            if (drop_damaged_first(w, &w->expired, t) < 0)
+                salvage_lists(w);
             rc = TW_ECORRUPT;
             break;
         }
@@ -900,10 +966,14 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     /* A callback may have initialised again a timer next to the mark:
      * take it out (reported) before the unlink writes into it. */
     int stale_after = batch_end.next != &w->expired && batch_end.next->prev != &batch_end;
-    if (stale_after)
-        (void)drop_damaged_first(w, &batch_end, timer_of(batch_end.next));
-    if (drop_stale_before(w, &w->expired, &batch_end) != 0 || stale_after)
+    if (stale_after && drop_damaged_first(w, &batch_end, timer_of(batch_end.next)) < 0)
+        salvage_lists(w);
+    int stale_before = drop_stale_before(w, &w->expired, &batch_end);
+    if (stale_before < 0)
+        salvage_lists(w);
+    if (stale_after || stale_before)
         rc = TW_ECORRUPT;
+    w->mark = NULL;
     list_unlink(&batch_end);
     w->in_callbacks = 0;
     return rc < 0 ? rc : (int)ran;

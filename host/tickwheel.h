@@ -123,6 +123,7 @@ typedef struct tw_wheel {
     uint32_t horizon;       /* last value written to SEARCH */
     int arm_hi_known;
     int in_callbacks;
+    tw_list *mark;          /* in the expired list while callbacks run: where they end */
     int need_resync;        /* a bus error or bad event: sweep before trusting events */
     size_t pending;         /* timers started and not yet fired or stopped */
     tw_stats stats;

@@ -1044,6 +1044,52 @@ static void bad_list_entries(tw_fixture *f)
     CHECK_EQ(d0.fired, 0);
     CHECK_EQ(tw_count_pending(w), base);
 
+    /* Two stale entries in a row, then every timer of a slot, then every
+     * queued timer of the wheel initialised again (a table of connections
+     * reset without stopping their timers): no one entry can be taken out
+     * alone, so the list keeps what it can reach and the wheel counts its
+     * timers again. The healthy ones fire on their ticks, the others are
+     * idle and can start, and the wheel goes on. */
+    probe h0, r1, r2, h3;
+    start_probe(f, &h0, 100);
+    start_probe(f, &r1, 100);
+    start_probe(f, &r2, 100);
+    start_probe(f, &h3, 100);
+    CHECK_OK(tw_timer_init(&r1.timer, on_fire, &r1));
+    CHECK_OK(tw_timer_init(&r2.timer, on_fire, &r2));
+    CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), 2);
+    CHECK(h0.fired == 1 && h0.fired_at == h0.deadline && h3.fired == 1 && h3.fired_at == h3.deadline);
+    CHECK(r1.fired == 0 && r2.fired == 0);
+    CHECK_EQ(tw_count_pending(w), base);
+
+    enum { MANY = 40 };
+    probe many[MANY], fresh[4];
+    for (int round = 0; round < 2; round++) {
+        /* Round 0: one slot; round 1: spread over levels. */
+        for (int i = 0; i < MANY; i++)
+            start_probe(f, &many[i], round ? 1 + (uint64_t)i * 997 : 300);
+        start_probe(f, &fresh[0], 299);
+        for (int i = 0; i < MANY; i++)
+            CHECK_OK(tw_timer_init(&many[i].timer, on_fire, &many[i]));
+        for (int i = 1; i < 4; i++)
+            start_probe(f, &fresh[i], 298 + (uint64_t)i * 20000);
+        /* Each call that meets a stale entry reports it and returns (a
+         * start that meets one mends the lists and goes on). */
+        for (int calls = 0; calls < 4 * MANY && tw_work_pending(w) + tw_count_pending(w) > base; calls++) {
+            int rc = tw_advance(w, calls ? 0 : 70000, 100);
+            CHECK(rc >= 0 || rc == TW_ECORRUPT);
+        }
+        for (int i = 0; i < MANY; i++)
+            CHECK_EQ(many[i].fired, 0);
+        for (int i = 0; i < 4; i++)
+            CHECK(fresh[i].fired == 1 && fresh[i].fired_at == fresh[i].deadline);
+        CHECK_EQ(tw_count_pending(w), base);
+        start_probe(f, &many[0], 7);
+        CHECK_OK(tw_advance(w, 7, 10));
+        CHECK(many[0].fired == 1 && many[0].fired_at == many[0].deadline);
+    }
+
     /* A timer initialised again by a callback while it waits after the run
      * of callbacks' mark: the mark is taken out around it, not written into
      * it, and the timer is idle and can start. */
@@ -1219,6 +1265,7 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(r1.fired, 1);
     CHECK_EQ(r1.fired_at, r1.deadline);
     CHECK_EQ(tw_count_pending(w), before_r);
+    bad_list_entries(&f);
     /* ... and started again into the same slot, at its end: the list is
      * beyond mending whole. The visit reports it once and fires what it
      * can; the wheel goes on (time moves, later timers fire). */
@@ -1238,7 +1285,6 @@ static void test_bad_input(const tw_backend *b)
     CHECK(tw_advance(w, 100, 10) >= 0);
     CHECK_EQ(later.fired, 1);
     CHECK_EQ(later.fired_at, later.deadline);
-    bad_list_entries(&f);
 
     /* Too little memory, memory not aligned for the list heads, a coarse
      * shift past 16, wrong device, dead device. */

@@ -11,6 +11,10 @@
  * reach is run to and must have fired); range starts land inside the range;
  * coarse slack stays within its bound; tw_pending, tw_stop's result and
  * tw_count_pending agree with the oracle; ticks_until_next never oversleeps.
+ * One call is misuse: tw_timer_init on a timer that may be queued. After
+ * it, the oracle only holds the driver to what docs/driver.md promises
+ * then: no crash (ASan, UBSan), no call that never ends, no timer fired off
+ * its own deadline, every call's result a success or TW_ECORRUPT.
  * A violation aborts with a message (libFuzzer saves the input).
  *
  *   make fuzz                          builds build/fuzz/fuzz-api and fuzz-device
@@ -34,7 +38,8 @@ typedef struct oracle {
     int pending[NTIMERS];
     uint64_t deadline[NTIMERS];
     unsigned coarse_shift;
-    int depth; /* callbacks nested inside service/advance */
+    int depth;   /* callbacks nested inside service/advance */
+    int misused; /* a queued timer was initialised again: see the header */
 } oracle;
 
 static oracle *the;
@@ -69,8 +74,26 @@ static uint64_t interval(oracle *o)
     }
 }
 
+/* After misuse: a call may report the damage; the oracle then takes the
+ * timer's state from the driver. */
+static int misuse_result(oracle *o, size_t i, int rc, const char *call)
+{
+    if (!o->misused)
+        return 0;
+    if (rc < 0 && rc != TW_ECORRUPT && rc != TW_ERANGE)
+        FAIL("%s after misuse: %s", call, tw_strerror(rc));
+    int p = tw_pending(&o->timers[i]);
+    if (p >= 0) {
+        o->pending[i] = p;
+        o->deadline[i] = o->timers[i].deadline;
+    }
+    return 1;
+}
+
 static void check_start(oracle *o, size_t i, uint64_t now, uint64_t ticks, int rc)
 {
+    if (misuse_result(o, i, rc, "tw_start"))
+        return;
     if (ticks > UINT64_MAX - now) {
         if (rc != TW_ERANGE)
             FAIL("start of %llu ticks at %llu past the end of time: rc %d",
@@ -103,6 +126,8 @@ static void do_range(oracle *o, size_t i)
                      o->deadline[i] <= now + b;
     uint64_t before = o->timers[i].deadline;
     int rc = tw_start_range(&o->w, &o->timers[i], a, b);
+    if (misuse_result(o, i, rc, "tw_start_range"))
+        return;
     if (b > UINT64_MAX - now) {
         if (rc != TW_ERANGE)
             FAIL("range past the end of time: rc %d", rc);
@@ -121,8 +146,21 @@ static void do_range(oracle *o, size_t i)
 static void do_stop(oracle *o, size_t i)
 {
     int rc = tw_stop(&o->w, &o->timers[i]);
+    if (misuse_result(o, i, rc, "tw_stop"))
+        return;
     if (rc != o->pending[i])
         FAIL("tw_stop(timer %zu) = %d, oracle pending %d", i, rc, o->pending[i]);
+    o->pending[i] = 0;
+}
+
+/* tw_timer_init on timer i, queued or not; now and then only (one input
+ * byte in 256 asks), so that most inputs keep the whole oracle. */
+static void misuse(oracle *o, size_t i)
+{
+    if (fuzz_u8(&o->in) != 0xA5)
+        return;
+    o->misused |= o->pending[i];
+    tw_timer_init(&o->timers[i], o->timers[i].callback, o->timers[i].arg);
     o->pending[i] = 0;
 }
 
@@ -131,7 +169,10 @@ static void on_expiry(tw_timer *t, uint64_t now, void *arg)
     oracle *o = the;
     size_t i = (size_t)(uintptr_t)arg;
     (void)t;
-    if (!o->pending[i])
+    if (o->misused && now != o->timers[i].deadline)
+        FAIL("timer %zu fired at %llu after misuse, its deadline %llu", i, (unsigned long long)now,
+             (unsigned long long)o->timers[i].deadline);
+    if (!o->pending[i] && !o->misused)
         FAIL("timer %zu fired at %llu but is not pending (stopped or fired already)", i,
              (unsigned long long)now);
     /* Virtual time is exact in both modes: coarse mode moved the deadline. */
@@ -155,6 +196,7 @@ static void on_expiry(tw_timer *t, uint64_t now, void *arg)
             if (tw_service(&o->w, 4) != TW_ESTATE || tw_advance(&o->w, 1, 4) != TW_ESTATE)
                 FAIL("service or advance from a callback did not refuse");
             break;
+        case 5: misuse(o, j); break;
         default: break;
         }
     }
@@ -163,6 +205,8 @@ static void on_expiry(tw_timer *t, uint64_t now, void *arg)
 /* Every pending deadline at or before now must have fired. */
 static void check_nothing_due(oracle *o, uint64_t now)
 {
+    if (o->misused)
+        return; /* a timer misuse leaves unreachable is lost (reported) */
     for (size_t i = 0; i < NTIMERS; i++)
         if (o->pending[i] && o->deadline[i] <= now)
             FAIL("timer %zu due at %llu still pending at %llu", i, (unsigned long long)o->deadline[i],
@@ -172,6 +216,8 @@ static void check_nothing_due(oracle *o, uint64_t now)
 static void check_counts(oracle *o)
 {
     size_t live = 0;
+    if (o->misused)
+        return;
     for (size_t i = 0; i < NTIMERS; i++) {
         live += (size_t)o->pending[i];
         if (tw_pending(&o->timers[i]) != o->pending[i])
@@ -185,6 +231,8 @@ static void do_advance(oracle *o, uint64_t ticks, unsigned budget)
 {
     uint64_t target = o->w.adv_target + ticks;
     int rc = tw_advance(&o->w, ticks, budget);
+    if (rc == TW_ECORRUPT && o->misused)
+        return;
     if (rc < 0)
         FAIL("tw_advance(%llu, %u): %s", (unsigned long long)ticks, budget, tw_strerror(rc));
     if ((unsigned)rc > budget)
@@ -201,6 +249,8 @@ static void do_ticks_until_next(oracle *o)
 {
     uint64_t cap = interval(o), ticks = 0;
     int rc = tw_ticks_until_next(&o->w, cap, &ticks);
+    if (rc == TW_ECORRUPT && o->misused)
+        return;
     if (rc < 0)
         FAIL("tw_ticks_until_next: %s", tw_strerror(rc));
     if (ticks > cap)
@@ -254,13 +304,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         case 10: do_advance(&o, 0, 1 + (fuzz_u8(&o.in) & 3)); break;
         case 11: {
             rc = tw_service(&o.w, 1 + (fuzz_u8(&o.in) & 7));
-            if (rc < 0)
+            if (rc < 0 && !(rc == TW_ECORRUPT && o.misused))
                 FAIL("tw_service: %s", tw_strerror(rc));
             break;
         }
         case 12: do_ticks_until_next(&o); break;
         case 13: check_counts(&o); break;
         case 14: do_advance(&o, (uint64_t)fuzz_u16(&o.in) << (fuzz_u8(&o.in) & 3), 1000); break;
+        case 15: misuse(&o, i); break;
         default: break;
         }
     }
