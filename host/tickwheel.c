@@ -360,24 +360,36 @@ static int link_usable(const tw_list *l)
  *   to t: a stale entry (a timer initialised again while queued, left idle
  *   or started elsewhere), bypassed the same way.
  * Either way one entry fewer is counted queued (initialising a queued
- * timer forgot it; starting it again counted it anew). 0 if one is out,
- * else TW_ECORRUPT with the list left as it was. */
+ * timer forgot it; starting it again counted it anew). An entry the walk
+ * meets whole, linked both ways to the nodes beside it, is no stale one
+ * but the same timer started again into this very list, further on: taking
+ * out what lies between would lose the timers there, so that is left to
+ * salvage_lists. 0 if one is out, else TW_ECORRUPT with the list left as
+ * it was. */
 static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
 {
     tw_list *after_t = links_set(t) && t->link.prev == head ? t->link.next : NULL;
     tw_list *n = head, *after_stale = NULL;
+    int after_t_met = 0;
     for (size_t k = 0; k <= w->pending + 2; k++) {
         tw_list *p = n->prev;
         if (!link_usable(p) || p == n)
             break;
         if (p == &t->link) {
+            if (t->link.next == n && links_ok(t))
+                return TW_ECORRUPT; /* t is queued again here, at the end */
             head->next = n;
             n->prev = head;
             w->pending--;
             return 0;
         }
-        if (p == after_t && !after_stale && p != head && p->prev != &t->link)
-            after_stale = n; /* unless t itself comes later in the walk */
+        if (p == after_t && !after_t_met) {
+            after_t_met = 1;
+            /* Unless t itself comes later in the walk, or this is the
+             * successor queued again further on (its next links back). */
+            if (p != head && p->prev != &t->link && p->next != n)
+                after_stale = n;
+        }
         if (p == head)
             break;
         n = p;

@@ -1011,6 +1011,22 @@ static void bad_list_entries(tw_fixture *f)
         CHECK_EQ(tw_count_pending(w), base);
     }
 
+    /* Left on the expired list, then started again at once, into the same
+     * list: linked twice, in front and at the end. The run of callbacks
+     * reports it and mends the list; both timers fire, once. */
+    probe g0, g1, g2;
+    start_probe(f, &g0, 10);
+    start_probe(f, &g1, 10);
+    start_probe(f, &g2, 10);
+    CHECK_EQ(tw_advance(w, 10, 1), 1);
+    CHECK_OK(tw_timer_init(&g1.timer, on_fire, &g1));
+    CHECK_OK(tw_start(w, &g1.timer, 0));
+    CHECK_EQ(tw_advance(w, 0, 10), TW_ECORRUPT);
+    CHECK_EQ(tw_advance(w, 0, 10), 2);
+    CHECK(g0.fired == 1 && g1.fired == 1 && g2.fired == 1);
+    CHECK(g1.fired_at == g1.deadline && g2.fired_at == g2.deadline);
+    CHECK_EQ(tw_count_pending(w), base);
+
     /* At the end of its slot, started again into another slot: a start
      * into the old slot appends after it, which takes it out first (the
      * append would write into the timer, now another slot's); the timer can
@@ -1266,25 +1282,31 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(r1.fired_at, r1.deadline);
     CHECK_EQ(tw_count_pending(w), before_r);
     bad_list_entries(&f);
-    /* ... and started again into the same slot, at its end: the list is
-     * beyond mending whole. The visit reports it once and fires what it
-     * can; the wheel goes on (time moves, later timers fire). */
-    probe a0, a1, a2, later;
-    start_probe(&f, &a0, 100);
-    start_probe(&f, &a1, 100);
-    start_probe(&f, &a2, 100);
-    CHECK_OK(tw_timer_init(&a1.timer, on_fire, &a1));
-    CHECK_OK(tw_start(w, &a1.timer, a1.deadline - f.wheel.now));
-    CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
-    CHECK(tw_advance(w, 0, 10) >= 1);
-    CHECK_EQ(a0.fired, 1);
-    CHECK_EQ(a0.fired_at, a0.deadline);
-    CHECK_EQ(tw_stop(w, &a1.timer), TW_ECORRUPT);
-    CHECK_EQ(tw_stop(w, &a2.timer), TW_ECORRUPT);
-    start_probe(&f, &later, 50);
-    CHECK(tw_advance(w, 100, 10) >= 0);
-    CHECK_EQ(later.fired, 1);
-    CHECK_EQ(later.fired_at, later.deadline);
+    /* ... and started again into the same slot, at its end (from the middle
+     * of the list, or from its front): the timer is linked twice, and the
+     * timers between cannot be reached one way. The visit reports it once,
+     * the list is mended whole, and every timer fires once, on time. */
+    for (int first = 0; first < 2; first++) {
+        probe a[3], later;
+        probe *again = first ? &a[0] : &a[1];
+        size_t before_a = tw_count_pending(w);
+        for (int i = 0; i < 3; i++)
+            start_probe(&f, &a[i], 100);
+        CHECK_OK(tw_timer_init(&again->timer, on_fire, again));
+        CHECK_OK(tw_start(w, &again->timer, again->deadline - f.wheel.now));
+        CHECK_EQ(tw_advance(w, 200, 10), TW_ECORRUPT);
+        CHECK_EQ(tw_advance(w, 0, 10), 3);
+        for (int i = 0; i < 3; i++) {
+            CHECK_EQ(a[i].fired, 1);
+            CHECK_EQ(a[i].fired_at, a[i].deadline);
+            CHECK_EQ(tw_pending(&a[i].timer), 0);
+        }
+        CHECK_EQ(tw_count_pending(w), before_a);
+        start_probe(&f, &later, 50);
+        CHECK_EQ(tw_advance(w, 100, 10), 1);
+        CHECK_EQ(later.fired, 1);
+        CHECK_EQ(later.fired_at, later.deadline);
+    }
 
     /* Too little memory, memory not aligned for the list heads, a coarse
      * shift past 16, wrong device, dead device. */
