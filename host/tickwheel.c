@@ -495,6 +495,54 @@ __attribute__((noinline, cold)) static void salvage_lists(tw_wheel *w)
     w->pending = n;
 }
 
+static int is_head(const tw_wheel *w, const tw_list *n)
+{
+    uintptr_t a = (uintptr_t)n, first = (uintptr_t)w->slots;
+    return n == &w->expired || n == &w->visiting || n == w->mark ||
+           (a >= first && a < first + w->nslots * sizeof *w->slots);
+}
+
+/* A neighbour of a queued timer that does not link back to it looks stale,
+ * not damaged: one of this wheel's timers, idle or linked whole where it is
+ * now (initialised again while queued, and maybe started again). */
+static int looks_stale(const tw_wheel *w, tw_list *n)
+{
+    if (!link_usable(n) || is_head(w, n))
+        return 0;
+    const tw_timer *s = timer_of(n);
+    if (s->magic != TW_TIMER_MAGIC)
+        return 0;
+    if (s->where == WHERE_IDLE)
+        return n->next == n && n->prev == n;
+    return WHERE_TAG(s->where) == w->timer_tag && links_ok(s);
+}
+
+/* Before queued timer t is unlinked (a stop, a re-arm that moves it): when
+ * a neighbour that does not link back to it looks stale, mends the lists
+ * first (salvage_lists), so that a healthy timer beside a timer initialised
+ * again can still be stopped or moved. Anything else (links unset, or
+ * pointing at what is no timer of this wheel) is damage to t itself, which
+ * is refused as it is. A timer no list reaches after the mending (between
+ * two stale entries) is in none and uncounted: it is made idle. Returns 0
+ * if t is then linked whole, 1 if it was made idle, else TW_ECORRUPT.
+ * Error path only. */
+__attribute__((noinline, cold)) static int mend_around(tw_wheel *w, tw_timer *t)
+{
+    tw_list *me = &t->link;
+    if (!links_set(t))
+        return TW_ECORRUPT;
+    if (me->prev->next != me && !looks_stale(w, me->prev))
+        return TW_ECORRUPT;
+    if (me->next->prev != me && !looks_stale(w, me->next))
+        return TW_ECORRUPT;
+    salvage_lists(w);
+    if (links_ok(t))
+        return 0;
+    list_init(&t->link);
+    t->where = WHERE_IDLE;
+    return 1;
+}
+
 /* Appends queued timer t (unlinked, counted) to `head`, after taking out a
  * stale last entry, or salvaging the lists if that cannot be done alone. */
 static void append_timer(tw_wheel *w, tw_list *head, tw_timer *t)
@@ -610,13 +658,13 @@ static int start_at(tw_wheel *w, tw_timer *t, uint64_t deadline)
         w->stats.lazy_rearms++;
         return 0;
     }
-    if (t->where != WHERE_IDLE) {
-        if (!links_ok(t))
-            return TW_ECORRUPT;
+    int mended = t->where != WHERE_IDLE && !links_ok(t) ? mend_around(w, t) : 0;
+    if (mended < 0)
+        return mended;
+    if (t->where != WHERE_IDLE)
         list_unlink(&t->link);
-    } else {
+    else
         w->pending++;
-    }
     w->stats.started++;
     t->deadline = deadline;
     /* Queued: a failed arm is not the caller's error. need_resync makes the
@@ -687,11 +735,14 @@ int tw_stop(tw_wheel *w, tw_timer *t)
         return rc;
     if (t->where == WHERE_IDLE)
         return 0;
-    if (!links_ok(t))
-        return TW_ECORRUPT;
-    list_unlink(&t->link);
-    t->where = WHERE_IDLE;
-    w->pending--;
+    rc = links_ok(t) ? 0 : mend_around(w, t);
+    if (rc < 0)
+        return rc;
+    if (rc == 0) {
+        list_unlink(&t->link);
+        t->where = WHERE_IDLE;
+        w->pending--;
+    } /* else in no list any more, uncounted, and idle now */
     w->stats.stopped++;
     return 1;
 }

@@ -1106,6 +1106,35 @@ static void bad_list_entries(tw_fixture *f)
         CHECK(many[0].fired == 1 && many[0].fired_at == many[0].deadline);
     }
 
+    /* Healthy timers beside a stale entry (left idle, or started again
+     * into the same slot) are stopped or moved at once: the call mends the
+     * lists first. One between two stale entries, which no list reaches
+     * any more, is stopped as well (made idle). Nothing else is lost. */
+    for (int kind = 0; kind < 2; kind++) {
+        probe k[6];
+        for (int i = 0; i < 6; i++)
+            start_probe(f, &k[i], 100);
+        CHECK_OK(tw_timer_init(&k[1].timer, on_fire, &k[1]));
+        CHECK_OK(tw_timer_init(&k[3].timer, on_fire, &k[3]));
+        if (kind) {
+            CHECK_OK(tw_start(w, &k[1].timer, k[1].deadline - now_of(f)));
+            CHECK_OK(tw_start(w, &k[3].timer, k[3].deadline - now_of(f)));
+        }
+        CHECK_EQ(tw_stop(w, &k[0].timer), 1);
+        CHECK_EQ(tw_stop(w, &k[2].timer), 1);
+        CHECK_EQ(tw_pending(&k[2].timer), 0);
+        CHECK_OK(tw_start(w, &k[4].timer, 50));
+        k[4].deadline = k[4].timer.deadline;
+        CHECK_EQ(tw_count_pending(w), base + (kind ? 4u : 2u));
+        CHECK_EQ(tw_advance(w, 200, 10), kind ? 4 : 2);
+        CHECK(k[0].fired == 0 && k[2].fired == 0);
+        CHECK(k[4].fired == 1 && k[4].fired_at == k[4].deadline);
+        CHECK(k[5].fired == 1 && k[5].fired_at == k[5].deadline);
+        for (int i = 1; i < 4; i += 2)
+            CHECK(k[i].fired == kind && (!kind || k[i].fired_at == k[i].deadline));
+        CHECK_EQ(tw_count_pending(w), base);
+    }
+
     /* A timer initialised again by a callback while it waits after the run
      * of callbacks' mark: the mark is taken out around it, not written into
      * it, and the timer is idle and can start. */
