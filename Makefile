@@ -293,7 +293,7 @@ $(FUZZ_BINS): tests/fuzz/fuzz_input.h host/tw_regs.h $(wildcard host/*.h) | $(BU
 fuzz: $(FUZZ_BINS)
 
 # ------------------------------------------------------------------ tests
-TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o \
+TEST_COMMON := $(BUILD)/tests/tw_test.o $(BUILD)/tests/test_driver.o $(BUILD)/tests/test_random.o $(BUILD)/tests/test_misuse.o \
                $(BUILD)/tests/test_lockstep.o $(BUILD)/tests/test_faults.o $(BUILD)/tests/tw_faultdev.o \
                $(BUILD)/libtickwheel.a
 

@@ -350,22 +350,46 @@ static int link_usable(const tw_list *l)
     return l && (uintptr_t)l % _Alignof(tw_list) == 0;
 }
 
+static int is_head(const tw_wheel *w, const tw_list *n)
+{
+    uintptr_t a = (uintptr_t)n, first = (uintptr_t)w->slots;
+    return n == &w->expired || n == &w->visiting || n == w->mark ||
+           (a >= first && a < first + w->nslots * sizeof *w->slots);
+}
+
+/* Each salvage gives the timers it keeps a new tag, a step that is odd in
+ * the tag's 16 bits (2^16 salvages before a tag comes back), so that a
+ * timer it could not reach is known as lost, not as this wheel's: for the
+ * last LOST_REMEMBERED salvages, a stop or start makes it idle first. */
+#define TAG_STEP (UINT32_C(0x9E37) << 16)
+#define TAG_STEP_INVERSE 0x7787u /* 0x9E37 * 0x7787 = 1 mod 2^16 */
+enum { LOST_REMEMBERED = 64, TIMER_LOST = 1 };
+
+static int lost_here(const tw_wheel *w, uint32_t where)
+{
+    uint32_t back = (((w->timer_tag - WHERE_TAG(where)) >> 16) * TAG_STEP_INVERSE) & 0xFFFFu;
+    return where != WHERE_IDLE && back >= 1 && back <= LOST_REMEMBERED && back <= w->salvages;
+}
+
+static void salvage_lists(tw_wheel *w);
+
 /* Mends list `head` when t, its first timer, fails its check, without
  * following a damaged link: walking back from the node before `head` over
- * set and aligned links only (bounded by the timers queued), it takes out
+ * set and aligned links that point back only (bounded by the timers
+ * queued), it takes out
  * - t itself if the walk meets it: its successor is the node whose prev is
  *   t (t's own next overwritten, or t initialised again and maybe queued
  *   elsewhere since: t itself is not touched, where it is now is its own);
  * - else t's successor, if the walk met that one and it does not link back
  *   to t: a stale entry (a timer initialised again while queued, left idle
  *   or started elsewhere), bypassed the same way.
- * Either way one entry fewer is counted queued (initialising a queued
- * timer forgot it; starting it again counted it anew). An entry the walk
- * meets whole, linked both ways to the nodes beside it, is no stale one
- * but the same timer started again into this very list, further on: taking
- * out what lies between would lose the timers there, so that is left to
- * salvage_lists. 0 if one is out, else TW_ECORRUPT with the list left as
- * it was. */
+ * Either way the lists are then salvaged, which counts the queued timers
+ * again (the cut may hold more than one entry where misuse came upon
+ * misuse). An entry the walk meets linked forwards to the node it came
+ * from is no stale one but the same timer started again into this very
+ * list, further on: taking out what lies between would lose the timers
+ * there, so that is left to salvage_lists alone. 0 if one is out, else
+ * TW_ECORRUPT with the list left as it was. */
 static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
 {
     tw_list *after_t = links_set(t) && t->link.prev == head ? t->link.next : NULL;
@@ -376,11 +400,11 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
         if (!link_usable(p) || p == n)
             break;
         if (p == &t->link) {
-            if (t->link.next == n && links_ok(t))
+            if (t->link.next == n)
                 return TW_ECORRUPT; /* t is queued again here, at the end */
             head->next = n;
             n->prev = head;
-            w->pending--;
+            salvage_lists(w); /* counts again what the cut left */
             return 0;
         }
         if (p == after_t && !after_t_met) {
@@ -390,7 +414,9 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
             if (p != head && p->prev != &t->link && p->next != n)
                 after_stale = n;
         }
-        if (p == head)
+        /* Not back over a link that does not point back: it may lead
+         * into another list. */
+        if (p == head || p->next != n)
             break;
         n = p;
     }
@@ -398,7 +424,7 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
         return TW_ECORRUPT;
     t->link.next = after_stale;
     after_stale->prev = &t->link;
-    w->pending--;
+    salvage_lists(w);
     return 0;
 }
 
@@ -406,10 +432,10 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
  * forward to `node`: a stale entry, its timer initialised again while
  * queued, or a damaged one. An append or unlink next to it would write
  * through it into memory the list no longer owns. Its predecessor is the
- * node, found walking forward from `head` over set and aligned links only
- * (bounded by the timers queued), whose next is it. drop_stale_before:
- * 0 if the node before is whole, 1 if it was taken out (one entry fewer
- * counted), else TW_ECORRUPT. */
+ * node, found walking forward from `head` over set and aligned links that
+ * point back only (bounded by the timers queued), whose next is it; then
+ * the lists are salvaged (counted again). drop_stale_before: 0 if the node
+ * before is whole, 1 if it was taken out, else TW_ECORRUPT. */
 __attribute__((noinline, cold)) static int take_out_stale(tw_wheel *w, tw_list *head, tw_list *node)
 {
     tw_list *stale = node->prev, *m = head;
@@ -420,10 +446,10 @@ __attribute__((noinline, cold)) static int take_out_stale(tw_wheel *w, tw_list *
         if (next == stale) {
             m->next = node;
             node->prev = m;
-            w->pending--;
+            salvage_lists(w); /* the cut may hold more than the stale entry */
             return 1;
         }
-        if (next == head)
+        if (next == head || next->prev != m)
             break;
         m = next;
     }
@@ -436,37 +462,48 @@ static inline int drop_stale_before(tw_wheel *w, tw_list *head, tw_list *node)
     return node->prev->next == node ? 0 : take_out_stale(w, head, node);
 }
 
-/* A node a salvage keeps: one of this wheel's queued timers, or the run of
- * callbacks' mark. */
-static int node_kept(const tw_wheel *w, tw_list *n)
+/* Whether a salvage keeps node n: one of this wheel's queued timers not
+ * kept yet (tagged `old`), which it tags `new` (so that a walk that comes
+ * round to it again stops there), or the run of callbacks' mark, once. */
+static int keep_node(tw_wheel *w, tw_list *n, uint32_t old, uint32_t new, int *mark_kept)
 {
-    if (n == w->mark)
-        return 1;
-    uint32_t where = timer_of(n)->where;
-    return where != WHERE_IDLE && WHERE_TAG(where) == w->timer_tag;
+    if (n == w->mark) {
+        if (*mark_kept)
+            return 0;
+        return *mark_kept = 1;
+    }
+    if (is_head(w, n))
+        return 0;
+    tw_timer *t = timer_of(n);
+    if (t->where == WHERE_IDLE || WHERE_TAG(t->where) != old)
+        return 0;
+    t->where = new | WHERE_PLACE(t->where);
+    return 1;
 }
 
 /* Makes list `head` whole: keeps the nodes reachable from the head
- * forwards, then backwards, over usable links that point back (at most
- * `bound` each way), and joins the two runs. Returns the timers kept. */
-static size_t mend_list(tw_wheel *w, tw_list *head, size_t bound)
+ * forwards, then backwards, over usable links that point back, and joins
+ * the two runs. Every step keeps a node never kept before, so the walks
+ * end. Returns the timers kept. */
+static size_t mend_list(tw_wheel *w, tw_list *head, uint32_t new, int *mark_kept)
 {
     size_t kept = 0;
+    uint32_t old = w->timer_tag;
     tw_list *a = head, *b = head;
-    for (size_t k = 0; k < bound; k++) {
+    for (;;) {
         tw_list *n = a->next;
         if (n == head) {
             head->prev = a; /* whole forwards: that is the list */
             return kept;
         }
-        if (!link_usable(n) || n->prev != a || !node_kept(w, n))
+        if (!link_usable(n) || n->prev != a || !keep_node(w, n, old, new, mark_kept))
             break;
         kept += n != w->mark;
         a = n;
     }
-    for (size_t k = 0; k < bound; k++) {
+    for (;;) {
         tw_list *n = b->prev;
-        if (n == head || n == a || !link_usable(n) || n->next != b || !node_kept(w, n))
+        if (n == head || n == a || !link_usable(n) || n->next != b || !keep_node(w, n, old, new, mark_kept))
             break;
         kept += n != w->mark;
         b = n;
@@ -476,30 +513,26 @@ static size_t mend_list(tw_wheel *w, tw_list *head, size_t bound)
     return kept;
 }
 
-/* The last resort when a stale or damaged entry cannot be taken out alone:
- * several in a row, say (every timer of a slot initialised again). Mends
- * every list (mend_list) and counts the queued timers again; the timers
- * no list reaches any more are lost to the wheel (their tw_stop returns
- * TW_ECORRUPT). Error path only: it walks every list. */
+/* Where a list is found damaged or with stale entries: mends every list
+ * (mend_list), counts the queued timers again and gives them a new tag; the
+ * timers no list reaches any more (between two stale entries, say) are
+ * lost to the wheel, known by their old tag (lost_here). Error path only:
+ * it walks every list. */
 __attribute__((noinline, cold)) static void salvage_lists(tw_wheel *w)
 {
-    size_t bound = w->pending + 2;
-    size_t n = mend_list(w, &w->expired, bound) + mend_list(w, &w->visiting, bound);
+    uint32_t new = w->timer_tag + TAG_STEP;
+    int mark_kept = 0;
+    size_t n = mend_list(w, &w->expired, new, &mark_kept) + mend_list(w, &w->visiting, new, &mark_kept);
     for (size_t i = 0; i < w->nslots; i++)
-        n += mend_list(w, &w->slots[i], bound);
+        n += mend_list(w, &w->slots[i], new, &mark_kept);
     /* The mark must stay in the expired list: the run of callbacks stops at
      * it and unlinks it. */
     tw_list *m = w->mark;
     if (m && !(link_usable(m->prev) && m->prev->next == m && link_usable(m->next) && m->next->prev == m))
         list_append(&w->expired, m);
     w->pending = n;
-}
-
-static int is_head(const tw_wheel *w, const tw_list *n)
-{
-    uintptr_t a = (uintptr_t)n, first = (uintptr_t)w->slots;
-    return n == &w->expired || n == &w->visiting || n == w->mark ||
-           (a >= first && a < first + w->nslots * sizeof *w->slots);
+    w->timer_tag = new;
+    w->salvages++;
 }
 
 /* A neighbour of a queued timer that does not link back to it looks stale,
@@ -514,7 +547,15 @@ static int looks_stale(const tw_wheel *w, tw_list *n)
         return 0;
     if (s->where == WHERE_IDLE)
         return n->next == n && n->prev == n;
-    return WHERE_TAG(s->where) == w->timer_tag && links_ok(s);
+    return WHERE_TAG(s->where) == w->timer_tag && links_set(s);
+}
+
+/* A timer a salvage could not reach (lost_here) is in no list, and no list
+ * links to it: it becomes idle. Its old entry was counted out then. */
+static void forget_lost(tw_timer *t)
+{
+    list_init(&t->link);
+    t->where = WHERE_IDLE;
 }
 
 /* Before queued timer t is unlinked (a stop, a re-arm that moves it): when
@@ -536,10 +577,9 @@ __attribute__((noinline, cold)) static int mend_around(tw_wheel *w, tw_timer *t)
     if (me->next->prev != me && !looks_stale(w, me->next))
         return TW_ECORRUPT;
     salvage_lists(w);
-    if (links_ok(t))
+    if (WHERE_TAG(t->where) == w->timer_tag && links_ok(t))
         return 0;
-    list_init(&t->link);
-    t->where = WHERE_IDLE;
+    forget_lost(t);
     return 1;
 }
 
@@ -547,9 +587,15 @@ __attribute__((noinline, cold)) static int mend_around(tw_wheel *w, tw_timer *t)
  * stale last entry, or salvaging the lists if that cannot be done alone. */
 static void append_timer(tw_wheel *w, tw_list *head, tw_timer *t)
 {
-    if (drop_stale_before(w, head, head) < 0) {
+    int stale = drop_stale_before(w, head, head);
+    if (stale < 0)
         salvage_lists(w);
-        w->pending++; /* t: counted, but in no list during the count */
+    if (stale != 0) {
+        /* Salvaged: t was counted, but in no list during the count, and
+         * keeps its place under the new tag. */
+        w->pending++;
+        if (t->where != WHERE_IDLE)
+            t->where = w->timer_tag | WHERE_PLACE(t->where);
     }
     list_append(head, &t->link);
 }
@@ -572,9 +618,11 @@ static inline int timer_check(const tw_wheel *w, const tw_timer *t)
         return TW_ECORRUPT;
     /* One compare for both: this wheel's tag, and expired or a slot it has
      * (less the tag, `where` - 1 is 0 or 1 + a slot index). */
-    if (w && t->where - w->timer_tag - WHERE_EXPIRED > w->nslots)
-        return WHERE_TAG(t->where) != w->timer_tag ? TW_EINVAL /* another wheel's */
-                                                    : TW_ECORRUPT;
+    if (w && t->where - w->timer_tag - WHERE_EXPIRED > w->nslots) {
+        if (WHERE_TAG(t->where) == w->timer_tag)
+            return TW_ECORRUPT;
+        return lost_here(w, t->where) ? TIMER_LOST : TW_EINVAL; /* else another wheel's */
+    }
     return 0;
 }
 
@@ -627,6 +675,8 @@ static inline int start_prologue(tw_wheel *w, tw_timer *t)
     rc = timer_check(w, t);
     if (rc < 0)
         return rc;
+    if (rc == TIMER_LOST)
+        forget_lost(t);
     return sync_now(w);
 }
 
@@ -733,6 +783,11 @@ int tw_stop(tw_wheel *w, tw_timer *t)
     rc = timer_check(w, t);
     if (rc < 0)
         return rc;
+    if (rc == TIMER_LOST) {
+        forget_lost(t);
+        w->stats.stopped++;
+        return 1;
+    }
     if (t->where == WHERE_IDLE)
         return 0;
     rc = links_ok(t) ? 0 : mend_around(w, t);
@@ -798,13 +853,19 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
 {
     size_t idx = w->visit_idx;
     size_t walked = 0;
+    int salvaged = 0;
     while (visit_pending(w)) {
         /* A slot cannot hold more timers than are queued: a longer walk is
          * a list the caller's memory broke (a queued timer initialised
-         * again, say), and would never end. */
+         * again, say), and might never end. The lists are mended once;
+         * a second time would be a driver fault, and the visit stops. */
         if (++walked > w->pending + 1) {
             *rc = TW_ECORRUPT;
-            return 1;
+            if (salvaged++)
+                return 1;
+            salvage_lists(w);
+            walked = 0;
+            continue;
         }
         if (!all && w->visit_batch) {
             if (w->visit_left == 0) {
@@ -820,10 +881,9 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
              * slot): reported, and the visit goes on without it if it can
              * be taken out. */
             *rc = TW_ECORRUPT;
-            if (drop_damaged_first(w, &w->visiting, t) < 0) {
+            if (drop_damaged_first(w, &w->visiting, t) < 0)
                 salvage_lists(w);
-                walked = 0;
-            }
+            walked = 0; /* either way the lists were salvaged, counted again */
             continue;
         }
         /* A visit walks timers spread over the caller's memory: fetch the

@@ -112,6 +112,7 @@ typedef struct tw_wheel {
     unsigned coarse_shift;  /* 0: exact mode */
     uint32_t slot_mask;
     uint32_t timer_tag;     /* the high half of its queued timers' `where` */
+    uint32_t salvages;      /* list salvages so far: each gives the kept timers a new tag */
     size_t nslots;          /* levels << slot_bits */
     tw_list *slots;         /* one list head per slot (caller memory) */
     uint64_t *armed;        /* mirror of the chip's busy bits (caller memory) */

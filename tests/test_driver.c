@@ -963,6 +963,124 @@ static void on_reinit_victim(tw_timer *t, uint64_t now, void *arg)
  * timers. Each is taken out (one TW_ECORRUPT from the call that finds it
  * on a visit or a run of callbacks), the timer itself is not touched, and
  * every other timer fires once, on its tick. */
+/* Advances `ticks`, then on with 0 ticks while a call reports damage or
+ * work is left (bounded): how many calls reported damage. */
+static int advance_through(tw_wheel *w, uint64_t ticks)
+{
+    int reports = 0;
+    int rc = tw_advance(w, ticks, 10);
+    for (int calls = 0; calls < 100 && (rc < 0 || tw_work_pending(w)); calls++) {
+        reports += rc == TW_ECORRUPT;
+        rc = tw_advance(w, 0, 10);
+    }
+    CHECK(rc >= 0);
+    return reports;
+}
+
+/* Misuse upon misuse: stale entries of stale entries, timers linked twice
+ * and initialised again, timers no list reaches stopped or started. The
+ * healthy timers fire on their ticks, stopped ones never, and the count
+ * ends right. */
+static void stale_upon_stale(tw_fixture *f)
+{
+    tw_wheel *w = &f->wheel;
+    size_t base = tw_count_pending(w);
+
+    /* T, N2 in a slot; T initialised and started with 0 (expired: T, X,
+     * S), initialised again; S initialised and started into T's old slot,
+     * after N2. A walk back from the expired list's front must not cross
+     * into the slot: N2 fires on its tick, not at once. */
+    probe t, n2, x, s;
+    start_probe(f, &t, 100);
+    start_probe(f, &n2, 100);
+    CHECK_OK(tw_timer_init(&t.timer, on_fire, &t));
+    CHECK_OK(tw_start(w, &t.timer, 0));
+    start_probe(f, &x, 0);
+    start_probe(f, &s, 0);
+    CHECK_OK(tw_timer_init(&t.timer, on_fire, &t));
+    CHECK_OK(tw_timer_init(&s.timer, on_fire, &s));
+    CHECK_OK(tw_start(w, &s.timer, 100));
+    s.deadline = s.timer.deadline;
+    (void)advance_through(w, 0);
+    CHECK_EQ(n2.fired, 0);
+    (void)advance_through(w, 200);
+    CHECK(n2.fired == 1 && n2.fired_at == n2.deadline && s.fired == 1 && s.fired_at == s.deadline);
+    CHECK(t.fired == 0 && x.fired == 0); /* x: between two stale entries, lost */
+    CHECK_EQ(tw_count_pending(w), base);
+    CHECK_EQ(tw_stop(w, &x.timer), 1);
+    CHECK_EQ(tw_pending(&x.timer), 0);
+
+    /* Both timers of a slot started again, in turn, into another slot; then
+     * a start into the first slot: the take-out of its stale last entry
+     * must not write into the other slot's timers. */
+    probe s1, s2, z, n;
+    start_probe(f, &s1, 100);
+    start_probe(f, &s2, 100);
+    start_probe(f, &z, 200);
+    CHECK_OK(tw_timer_init(&s1.timer, on_fire, &s1));
+    CHECK_OK(tw_start(w, &s1.timer, 200));
+    CHECK_OK(tw_timer_init(&s2.timer, on_fire, &s2));
+    CHECK_OK(tw_start(w, &s2.timer, 200));
+    s1.deadline = s2.deadline = z.deadline;
+    start_probe(f, &n, 100);
+    CHECK(s1.timer.link.next == &s2.timer.link);
+    CHECK_EQ(tw_stop(w, &s1.timer), 1);
+    (void)advance_through(w, 300);
+    CHECK(n.fired == 1 && n.fired_at == n.deadline && z.fired == 1 && z.fired_at == z.deadline);
+    CHECK(s2.fired == 1 && s2.fired_at == s2.deadline && s1.fired == 0);
+    CHECK_EQ(tw_count_pending(w), base);
+
+    /* Linked twice (started again into its own slot), then initialised
+     * again: the timers between its two entries are lost, and so counted. */
+    probe a, s3, b, c;
+    start_probe(f, &a, 100);
+    start_probe(f, &s3, 100);
+    start_probe(f, &b, 100);
+    start_probe(f, &c, 100);
+    CHECK_OK(tw_timer_init(&s3.timer, on_fire, &s3));
+    CHECK_OK(tw_start(w, &s3.timer, s3.deadline - now_of(f)));
+    CHECK_OK(tw_timer_init(&s3.timer, on_fire, &s3));
+    (void)advance_through(w, 200);
+    CHECK(a.fired == 1 && a.fired_at == a.deadline && s3.fired == 0);
+    CHECK_EQ(tw_count_pending(w), base);
+    CHECK_EQ(tw_stop(w, &b.timer), 1); /* lost: now idle */
+    CHECK_EQ(tw_pending(&b.timer), 0);
+    start_probe(f, &c, 10);            /* lost: placed anew */
+    (void)advance_through(w, 10);
+    CHECK(c.fired == 1 && c.fired_at == c.deadline);
+    CHECK_EQ(tw_count_pending(w), base);
+
+    /* A run of four timers lost between two stale entries, linked to one
+     * another: stopping two of them must not count out timers still
+     * queued elsewhere; a lazy re-arm of a lost one places it anew. */
+    probe h, r1, l[4], r2, q[3];
+    start_probe(f, &h, 100);
+    start_probe(f, &r1, 100);
+    for (int i = 0; i < 4; i++)
+        start_probe(f, &l[i], 100);
+    start_probe(f, &r2, 100);
+    for (int i = 0; i < 3; i++)
+        start_probe(f, &q[i], 200);
+    CHECK_OK(tw_timer_init(&r1.timer, on_fire, &r1));
+    CHECK_OK(tw_timer_init(&r2.timer, on_fire, &r2));
+    CHECK_EQ(tw_stop(w, &h.timer), 1);
+    CHECK_EQ(tw_count_pending(w), base + 3);
+    CHECK_EQ(tw_stop(w, &l[1].timer), 1);
+    CHECK_EQ(tw_stop(w, &l[2].timer), 1);
+    CHECK_EQ(tw_count_pending(w), base + 3);
+    CHECK_OK(tw_start(w, &l[3].timer, 150)); /* later than 100: would be lazy */
+    l[3].deadline = l[3].timer.deadline;
+    CHECK_EQ(tw_count_pending(w), base + 4);
+    (void)advance_through(w, 300);
+    for (int i = 0; i < 3; i++)
+        CHECK(q[i].fired == 1 && q[i].fired_at == q[i].deadline);
+    CHECK(l[3].fired == 1 && l[3].fired_at == l[3].deadline);
+    CHECK(l[0].fired == 0 && l[1].fired == 0 && l[2].fired == 0 && h.fired == 0);
+    CHECK_EQ(tw_count_pending(w), base);
+    CHECK_EQ(tw_stop(w, &l[0].timer), 1);
+    CHECK_EQ(tw_count_pending(w), base);
+}
+
 static void bad_list_entries(tw_fixture *f)
 {
     tw_wheel *w = &f->wheel;
@@ -1311,6 +1429,7 @@ static void test_bad_input(const tw_backend *b)
     CHECK_EQ(r1.fired_at, r1.deadline);
     CHECK_EQ(tw_count_pending(w), before_r);
     bad_list_entries(&f);
+    stale_upon_stale(&f);
     /* ... and started again into the same slot, at its end (from the middle
      * of the list, or from its front): the timer is linked twice, and the
      * timers between cannot be reached one way. The visit reports it once,

@@ -23,6 +23,7 @@ int tw_random_run(const tw_backend *b, uint64_t seed, long ops, uint64_t summary
 int tw_lockstep_run(const tw_backend *other, uint64_t seed, long ops);
 int tw_lockstep_divergence_run(const char *geo_name, const tw_sim_config *cfg, uint64_t seed);
 int tw_faults_suite(const tw_backend *b, uint64_t seed);
+int tw_misuse_run(const tw_backend *b, uint64_t seed);
 
 /* The geometry this binary's RTL was Verilated with. */
 static tw_sim_config vl_geo;
@@ -123,6 +124,8 @@ int main(int argc, char **argv)
             failed += !tw_random_run(&backends[k], seed + 2, ops, NULL, 3, 0); /* coarse mode */
         if (k == 0 && (!strcmp(suite, "all") || !strcmp(suite, "random")))
             failed += !tw_random_run(&backends[k], seed + 3, ops, NULL, 0, 1 + (unsigned)(seed % 4));
+        if (k == 0 && (!strcmp(suite, "all") || !strcmp(suite, "random")))
+            failed += !tw_misuse_run(&backends[k], seed + 5); /* the driver alone: model only */
         if (!strcmp(suite, "all") || !strcmp(suite, "faults"))
             failed += tw_faults_suite(&backends[k], seed + 4);
     }

@@ -15,7 +15,8 @@
  * it, the oracle only holds the driver to what docs/driver.md promises
  * then: no crash (ASan, UBSan), no call that never ends, no timer fired off
  * its own deadline nor while stopped or initialised since its start, every
- * start and stop a success, every other call's a success or TW_ECORRUPT.
+ * start and stop a success, every other call's a success or TW_ECORRUPT,
+ * and, with every timer stopped and the wheel visited, none counted.
  * A violation aborts with a message (libFuzzer saves the input).
  *
  *   make fuzz                          builds build/fuzz/fuzz-api and fuzz-device
@@ -352,6 +353,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     check_nothing_due(&o, now_of(&o));
     check_counts(&o);
+    /* After misuse: with every timer stopped (each stop a success) and the
+     * whole wheel visited, no timer may be counted (stale entries are
+     * counted until met). Not where the end of time comes first. */
+    uint64_t sweep = 2 * (UINT64_C(1) << (geo.levels * geo.slot_bits)) + 10;
+    if (o.misused && o.w.adv_target <= UINT64_MAX - sweep) {
+        for (size_t i = 0; i < NTIMERS; i++)
+            do_stop(&o, i);
+        do_advance(&o, sweep, 100000);
+        for (int round = 0; tw_work_pending(&o.w) && round < 64; round++)
+            do_advance(&o, 0, 100000);
+        if (tw_count_pending(&o.w) != 0)
+            FAIL("%zu timers counted after misuse, every timer stopped and the wheel visited",
+                 tw_count_pending(&o.w));
+    }
     tw_dev_close(&o.dev);
     return 0;
 }
