@@ -522,22 +522,26 @@ __attribute__((noinline, cold)) static void salvage_lists(tw_wheel *w)
 {
     uint32_t new = w->timer_tag + TAG_STEP;
     int mark_kept = 0;
-    size_t n = mend_list(w, &w->expired, new, &mark_kept) + mend_list(w, &w->visiting, new, &mark_kept);
+    size_t n = mend_list(w, &w->expired, new, &mark_kept);
+    /* The mark must stay in the expired list, reachable from its head: the
+     * run of callbacks stops at it and unlinks it. Linked whole is not
+     * enough (it may sit in a run no list reaches); and no other list may
+     * keep it. */
+    if (w->mark && !mark_kept)
+        list_append(&w->expired, w->mark);
+    mark_kept = 1;
+    n += mend_list(w, &w->visiting, new, &mark_kept);
     for (size_t i = 0; i < w->nslots; i++)
         n += mend_list(w, &w->slots[i], new, &mark_kept);
-    /* The mark must stay in the expired list: the run of callbacks stops at
-     * it and unlinks it. */
-    tw_list *m = w->mark;
-    if (m && !(link_usable(m->prev) && m->prev->next == m && link_usable(m->next) && m->next->prev == m))
-        list_append(&w->expired, m);
     w->pending = n;
     w->timer_tag = new;
     w->salvages++;
 }
 
 /* A neighbour of a queued timer that does not link back to it looks stale,
- * not damaged: one of this wheel's timers, idle or linked whole where it is
- * now (initialised again while queued, and maybe started again). */
+ * not damaged: a timer, idle or queued with its links set where it is now
+ * (initialised again while queued, and maybe started again, on this wheel
+ * or another). */
 static int looks_stale(const tw_wheel *w, tw_list *n)
 {
     if (!link_usable(n) || is_head(w, n))
@@ -547,7 +551,7 @@ static int looks_stale(const tw_wheel *w, tw_list *n)
         return 0;
     if (s->where == WHERE_IDLE)
         return n->next == n && n->prev == n;
-    return WHERE_TAG(s->where) == w->timer_tag && links_set(s);
+    return links_set(s);
 }
 
 /* A timer a salvage could not reach (lost_here) is in no list, and no list

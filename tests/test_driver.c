@@ -977,6 +977,27 @@ static int advance_through(tw_wheel *w, uint64_t ticks)
     return reports;
 }
 
+/* A callback that, with the expired list C, S1, X and the mark, starts Y
+ * and S2 with 0 ticks, initialises S1 and S2 again and starts Z with 0:
+ * Z's append salvages, and X, the mark and Y are in a run no list reaches. */
+typedef struct lost_mark_ctx {
+    tw_wheel *w;
+    probe s1, x, y, s2, z;
+    int start_z;
+} lost_mark_ctx;
+
+static void on_lose_mark(tw_timer *t, uint64_t now, void *arg)
+{
+    lost_mark_ctx *c = arg;
+    (void)t;
+    (void)now;
+    CHECK_OK(tw_start(c->w, &c->y.timer, 0));
+    CHECK_OK(tw_start(c->w, &c->s2.timer, 0));
+    CHECK_OK(tw_timer_init(&c->s1.timer, on_fire, &c->s1));
+    CHECK_OK(tw_timer_init(&c->s2.timer, on_fire, &c->s2));
+    c->start_z = tw_start(c->w, &c->z.timer, 0);
+}
+
 /* Misuse upon misuse: stale entries of stale entries, timers linked twice
  * and initialised again, timers no list reaches stopped or started. The
  * healthy timers fire on their ticks, stopped ones never, and the count
@@ -1078,6 +1099,31 @@ static void stale_upon_stale(tw_fixture *f)
     CHECK(l[0].fired == 0 && l[1].fired == 0 && l[2].fired == 0 && h.fired == 0);
     CHECK_EQ(tw_count_pending(w), base);
     CHECK_EQ(tw_stop(w, &l[0].timer), 1);
+    CHECK_EQ(tw_count_pending(w), base);
+
+    /* A salvage inside a callback that leaves the run's mark in a run no
+     * list reaches: the mark goes back to the expired list (the run must
+     * end at it, not walk into the wheel's own fields), the call succeeds
+     * and Z, started after the salvage, fires. */
+    lost_mark_ctx lm = {.w = w};
+    tw_timer first;
+    probe *all[] = {&lm.s1, &lm.x, &lm.y, &lm.s2, &lm.z};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        memset(all[i], 0, sizeof *all[i]);
+        CHECK_OK(tw_timer_init(&all[i]->timer, on_fire, all[i]));
+    }
+    CHECK_OK(tw_timer_init(&first, on_lose_mark, &lm));
+    CHECK_OK(tw_start(w, &first, 0));
+    CHECK_OK(tw_start(w, &lm.s1.timer, 0));
+    CHECK_OK(tw_start(w, &lm.x.timer, 0));
+    int ran = tw_advance(w, 10, 100);
+    CHECK(ran >= 1);
+    CHECK_OK(lm.start_z);
+    (void)advance_through(w, 0);
+    CHECK_EQ(lm.z.fired, 1);
+    CHECK(lm.s1.fired == 0 && lm.s2.fired == 0);
+    CHECK_EQ(tw_stop(w, &lm.x.timer), lm.x.fired ? 0 : 1);
+    CHECK_EQ(tw_stop(w, &lm.y.timer), lm.y.fired ? 0 : 1);
     CHECK_EQ(tw_count_pending(w), base);
 }
 
@@ -1555,6 +1601,17 @@ static void test_other_wheel(const tw_backend *b)
         printf("  (the two wheels' tags collide here: not checked)\n");
         goto out;
     }
+    /* A neighbour initialised again and started on the other wheel is a
+     * stale entry like any: the timer beside it still stops. */
+    probe near, moved;
+    start_probe(&f, &near, 40);
+    start_probe(&f, &moved, 40);
+    CHECK_OK(tw_timer_init(&moved.timer, on_fire, &moved));
+    CHECK_OK(tw_start(&g.wheel, &moved.timer, 20));
+    CHECK_EQ(tw_stop(&f.wheel, &near.timer), 1);
+    CHECK_EQ(tw_count_pending(&f.wheel), 0);
+    CHECK_EQ(tw_count_pending(&g.wheel), 1);
+    CHECK_OK(tw_stop(&g.wheel, &moved.timer));
     start_probe(&f, &p, 50);
     CHECK_EQ(tw_stop(&g.wheel, &p.timer), TW_EINVAL);
     CHECK_EQ(tw_start(&g.wheel, &p.timer, 10), TW_EINVAL);
