@@ -383,14 +383,13 @@ static void salvage_lists(tw_wheel *w);
  * - else t's successor, if the walk met that one and it does not link back
  *   to t: a stale entry (a timer initialised again while queued, left idle
  *   or started elsewhere), bypassed the same way.
- * Either way the lists are then salvaged, which counts the queued timers
- * again (the cut may hold more than one entry where misuse came upon
- * misuse). An entry the walk meets linked forwards to the node it came
- * from is no stale one but the same timer started again into this very
- * list, further on: taking out what lies between would lose the timers
- * there, so that is left to salvage_lists alone. 0 if one is out, else
- * TW_ECORRUPT with the list left as it was. */
-static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
+ * An entry the walk meets linked forwards to the node it came from is no
+ * stale one but the same timer started again into this very list, further
+ * on: taking out what lies between would lose the timers there. Whatever
+ * it took out, if anything, the lists are then salvaged, which mends the
+ * rest and counts the queued timers again (a cut may hold more than one
+ * entry where misuse came upon misuse). */
+__attribute__((noinline, cold)) static void drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
 {
     tw_list *after_t = links_set(t) && t->link.prev == head ? t->link.next : NULL;
     tw_list *n = head, *after_stale = NULL;
@@ -400,12 +399,12 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
         if (!link_usable(p) || p == n)
             break;
         if (p == &t->link) {
-            if (t->link.next == n)
-                return TW_ECORRUPT; /* t is queued again here, at the end */
-            head->next = n;
-            n->prev = head;
-            salvage_lists(w); /* counts again what the cut left */
-            return 0;
+            if (t->link.next != n) { /* else t is queued again here, at the end */
+                head->next = n;
+                n->prev = head;
+            }
+            after_stale = NULL;
+            break;
         }
         if (p == after_t && !after_t_met) {
             after_t_met = 1;
@@ -420,12 +419,11 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
             break;
         n = p;
     }
-    if (!after_stale)
-        return TW_ECORRUPT;
-    t->link.next = after_stale;
-    after_stale->prev = &t->link;
+    if (after_stale) {
+        t->link.next = after_stale;
+        after_stale->prev = &t->link;
+    }
     salvage_lists(w);
-    return 0;
 }
 
 /* Takes out the node before `node` (in list `head`) when it does not link
@@ -433,9 +431,9 @@ static int drop_damaged_first(tw_wheel *w, tw_list *head, tw_timer *t)
  * queued, or a damaged one. An append or unlink next to it would write
  * through it into memory the list no longer owns. Its predecessor is the
  * node, found walking forward from `head` over set and aligned links that
- * point back only (bounded by the timers queued), whose next is it; then
- * the lists are salvaged (counted again). drop_stale_before: 0 if the node
- * before is whole, 1 if it was taken out, else TW_ECORRUPT. */
+ * point back only (bounded by the timers queued), whose next is it. Then,
+ * found or not, the lists are salvaged (mended, counted again).
+ * drop_stale_before: 0 if the node before is whole, else 1. */
 __attribute__((noinline, cold)) static int take_out_stale(tw_wheel *w, tw_list *head, tw_list *node)
 {
     tw_list *stale = node->prev, *m = head;
@@ -446,14 +444,14 @@ __attribute__((noinline, cold)) static int take_out_stale(tw_wheel *w, tw_list *
         if (next == stale) {
             m->next = node;
             node->prev = m;
-            salvage_lists(w); /* the cut may hold more than the stale entry */
-            return 1;
+            break;
         }
         if (next == head || next->prev != m)
             break;
         m = next;
     }
-    return TW_ECORRUPT;
+    salvage_lists(w); /* the cut may hold more than the stale entry */
+    return 1;
 }
 
 /* The check is inline, on every append; the walk is for damaged lists. */
@@ -588,13 +586,10 @@ __attribute__((noinline, cold)) static int mend_around(tw_wheel *w, tw_timer *t)
 }
 
 /* Appends queued timer t (unlinked, counted) to `head`, after taking out a
- * stale last entry, or salvaging the lists if that cannot be done alone. */
+ * stale last entry (which salvages the lists). */
 static void append_timer(tw_wheel *w, tw_list *head, tw_timer *t)
 {
-    int stale = drop_stale_before(w, head, head);
-    if (stale < 0)
-        salvage_lists(w);
-    if (stale != 0) {
+    if (drop_stale_before(w, head, head)) {
         /* Salvaged: t was counted, but in no list during the count, and
          * keeps its place under the new tag. */
         w->pending++;
@@ -885,9 +880,8 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
              * slot): reported, and the visit goes on without it if it can
              * be taken out. */
             *rc = TW_ECORRUPT;
-            if (drop_damaged_first(w, &w->visiting, t) < 0)
-                salvage_lists(w);
-            walked = 0; /* either way the lists were salvaged, counted again */
+            drop_damaged_first(w, &w->visiting, t);
+            walked = 0; /* the lists were salvaged, counted again */
             continue;
         }
         /* A visit walks timers spread over the caller's memory: fetch the
@@ -914,16 +908,11 @@ static int visit_start(tw_wheel *w, size_t idx, int all, int *rc)
     w->visit_idx = idx;
     /* The move writes into the first and last entries: a stale one there
      * is taken out first, and reported. */
-    int last = drop_stale_before(w, slot, slot);
-    if (last != 0) {
+    if (drop_stale_before(w, slot, slot))
         *rc = TW_ECORRUPT;
-        if (last < 0)
-            salvage_lists(w);
-    }
     if (!list_empty(slot) && slot->next->prev != slot) {
         *rc = TW_ECORRUPT;
-        if (drop_damaged_first(w, slot, timer_of(slot->next)) < 0)
-            salvage_lists(w);
+        drop_damaged_first(w, slot, timer_of(slot->next));
     }
     list_take_all(&w->visiting, slot);
     return visit_continue(w, all, rc);
@@ -1059,17 +1048,14 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     int rc = 0;
     if (list_empty(&w->expired))
         return 0;
-    /* Damage met by the last run (when its take-out failed) or since:
+    /* Damage done since the last run (a timer initialised again, say):
      * mended before the mark goes in, reported; the others run at the
      * next call. */
     tw_timer *first = timer_of(w->expired.next);
     int damaged = first->link.prev != &w->expired || !listed_ok(first);
-    if (damaged && drop_damaged_first(w, &w->expired, first) < 0)
-        salvage_lists(w);
-    int last = drop_stale_before(w, &w->expired, &w->expired);
-    if (last < 0)
-        salvage_lists(w);
-    if (damaged || last != 0)
+    if (damaged)
+        drop_damaged_first(w, &w->expired, first);
+    if (drop_stale_before(w, &w->expired, &w->expired) || damaged)
         return TW_ECORRUPT;
     list_append(&w->expired, &batch_end);
     w->mark = &batch_end;
@@ -1078,8 +1064,7 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
         tw_timer *t = timer_of(w->expired.next);
         if (!listed_ok(t) || t->link.prev != &w->expired) {
             /* Reported; the other timers run at the next call. */
-            if (drop_damaged_first(w, &w->expired, t) < 0)
-                salvage_lists(w);
+            drop_damaged_first(w, &w->expired, t);
             rc = TW_ECORRUPT;
             break;
         }
@@ -1093,12 +1078,9 @@ static int run_callbacks(tw_wheel *w, unsigned budget)
     /* A callback may have initialised again a timer next to the mark:
      * take it out (reported) before the unlink writes into it. */
     int stale_after = batch_end.next != &w->expired && batch_end.next->prev != &batch_end;
-    if (stale_after && drop_damaged_first(w, &batch_end, timer_of(batch_end.next)) < 0)
-        salvage_lists(w);
-    int stale_before = drop_stale_before(w, &w->expired, &batch_end);
-    if (stale_before < 0)
-        salvage_lists(w);
-    if (stale_after || stale_before)
+    if (stale_after)
+        drop_damaged_first(w, &batch_end, timer_of(batch_end.next));
+    if (drop_stale_before(w, &w->expired, &batch_end) || stale_after)
         rc = TW_ECORRUPT;
     w->mark = NULL;
     list_unlink(&batch_end);
