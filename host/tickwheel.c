@@ -884,9 +884,10 @@ static int visit_continue(tw_wheel *w, int all, int *rc)
             walked = 0; /* the lists were salvaged, counted again */
             continue;
         }
-        /* A visit walks timers spread over the caller's memory: fetch the
-         * next one while this one is handled. */
-        __builtin_prefetch(t->link.next);
+        /* A visit walks timers spread over the caller's memory, and the
+         * check above has already waited for the next one (its link back):
+         * fetch the one after it while these two are handled. */
+        __builtin_prefetch(t->link.next->next);
         int r = visit_one(w, idx, t);
         if (r < 0)
             *rc = r;

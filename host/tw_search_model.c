@@ -11,22 +11,25 @@ static unsigned words_a_level(unsigned b) { return (1u << b) / slots_a_word(b); 
 /* Level k's scan as the module reads it: word i (0 .. NW) is word
  * (w0 + i) mod NW, the first masked to the slots from q on, the last (the
  * first again) to those below q. Returns the first word with a hit (NW + 1
- * if none) and its offset 1 .. 2^b from the pointer in *offset. */
+ * if none) and its offset 1 .. 2^b from the pointer in *offset. Every
+ * search start runs it on each level, so SW and NW, powers of two, are
+ * used as masks rather than divisors. */
 static unsigned scan_level(unsigned b, unsigned q, const uint16_t *words, unsigned *offset)
 {
-    unsigned sw = slots_a_word(b), nw = words_a_level(b);
-    unsigned qb = q % sw, w0 = q / sw;
-    uint32_t all = sw == 16 ? 0xffffu : (1u << sw) - 1;
-    for (unsigned i = 0; i <= nw; i++) {
-        uint32_t mask = i == 0 ? (all << qb) & all : i == nw ? ~(all << qb) & all : all;
-        uint32_t hits = words[(w0 + i) % nw] & mask;
-        if (hits) {
-            unsigned j = (unsigned)__builtin_ctz(hits);
-            *offset = i * sw + j - qb + 1;
-            return i;
-        }
-    }
-    return nw + 1;
+    unsigned sw_log2 = b < 4 ? b : 4u, sw = 1u << sw_log2, nw = words_a_level(b);
+    unsigned qb = q & (sw - 1u), w0 = q >> sw_log2;
+    uint32_t all = (UINT32_C(1) << sw) - 1u;
+    uint32_t from_q = (all << qb) & all;
+    uint32_t hits = words[w0] & from_q;
+    unsigned i = 0;
+    for (; !hits && ++i < nw;)
+        hits = words[(w0 + i) & (nw - 1u)] & all;
+    if (!hits)
+        hits = words[w0] & ~from_q & all; /* i == nw: the first word again */
+    if (!hits)
+        return nw + 1;
+    *offset = i * sw + (unsigned)__builtin_ctz(hits) - qb + 1;
+    return i;
 }
 
 /* Works out a search: T, each level's first address clock and word, the answer. */
@@ -99,7 +102,7 @@ void tw_search_model_step(struct tw_search_model *m, int start, uint64_t base, t
     m->waddr = 0;
     for (unsigned k = 0; k < m->levels; k++)
         if (m->t >= m->level_start[k] && m->t < m->level_start[k + 1])
-            m->waddr = (m->first_word[k] + (m->t - m->level_start[k])) % words_a_level(m->slot_bits);
+            m->waddr = (m->first_word[k] + (m->t - m->level_start[k])) & (words_a_level(m->slot_bits) - 1u);
 }
 
 uint32_t tw_search_model_clocks(unsigned levels, unsigned slot_bits, uint64_t base, tw_search_words words,
