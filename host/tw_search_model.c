@@ -5,7 +5,8 @@
 
 #define TICK_MASK ((UINT64_C(1) << 48) - 1)
 
-static unsigned slots_a_word(unsigned b) { return b < 4 ? 1u << b : 16u; }
+static unsigned slots_a_word_log2(unsigned b) { return b < 4 ? b : 4u; }
+static unsigned slots_a_word(unsigned b) { return 1u << slots_a_word_log2(b); }
 static unsigned words_a_level(unsigned b) { return (1u << b) / slots_a_word(b); }
 
 /* Level k's scan as the module reads it: word i (0 .. NW) is word
@@ -16,13 +17,13 @@ static unsigned words_a_level(unsigned b) { return (1u << b) / slots_a_word(b); 
  * used as masks rather than divisors. */
 static unsigned scan_level(unsigned b, unsigned q, const uint16_t *words, unsigned *offset)
 {
-    unsigned sw_log2 = b < 4 ? b : 4u, sw = 1u << sw_log2, nw = words_a_level(b);
-    unsigned qb = q & (sw - 1u), w0 = q >> sw_log2;
+    unsigned sw = slots_a_word(b), nw = words_a_level(b);
+    unsigned qb = q & (sw - 1u), w0 = q >> slots_a_word_log2(b);
     uint32_t all = (UINT32_C(1) << sw) - 1u;
     uint32_t from_q = (all << qb) & all;
     uint32_t hits = words[w0] & from_q;
     unsigned i = 0;
-    for (; !hits && ++i < nw;)
+    while (!hits && ++i < nw)
         hits = words[(w0 + i) & (nw - 1u)] & all;
     if (!hits)
         hits = words[w0] & ~from_q & all; /* i == nw: the first word again */
